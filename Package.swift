@@ -1,0 +1,75 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "castsim",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "castsim", targets: ["castsim"]),
+        .library(name: "CastSimulator", targets: ["CastSimulator"]),
+        .library(name: "CastDevice", targets: ["CastDevice"]),
+        .library(name: "CastWire", targets: ["CastWire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+    ],
+    targets: [
+        // Wire format: protobuf CastMessage, length framing, namespaces, JSON values.
+        .target(
+            name: "CastWire",
+            dependencies: [
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The simulated device: a deterministic state machine, no I/O, no clock.
+        .target(
+            name: "CastDevice",
+            dependencies: ["CastWire"]
+        ),
+        // Runtime: NIO server, TLS, device auth, heartbeat scheduling, HTTP endpoints.
+        .target(
+            name: "CastSimulator",
+            dependencies: [
+                "CastWire",
+                "CastDevice",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "castsim",
+            dependencies: [
+                "CastSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "CastWireTests", dependencies: ["CastWire"]),
+        .testTarget(name: "CastDeviceTests", dependencies: ["CastDevice", "CastWire"]),
+        .testTarget(
+            name: "CastSimulatorTests",
+            dependencies: [
+                "CastSimulator", "CastWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

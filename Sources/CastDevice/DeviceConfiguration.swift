@@ -1,0 +1,28 @@
+/// Everything that shapes the simulated device's behaviour, fixed at start.
+public struct DeviceConfiguration: Sendable {
+    public var identity: DeviceIdentity
+    /// Device (receiver) volume at start.
+    public var initialVolume: Double = 1.0
+    public var initiallyMuted = false
+    /// How often the device PINGs each connection from `Tr@n$p0rt-0`; nil turns it off.
+    public var heartbeatInterval: Double? = 5
+    /// A connection that sends nothing for this long is closed; nil turns it off.
+    public var idleTimeout: Double? = 60
+    /// Duration given to BUFFERED media whose LOAD carries no `duration`.
+    public var defaultMediaDuration: Double = 600
+    /// Accepted `playbackRate` range for SET_PLAYBACK_RATE.
+    public var playbackRateRange: ClosedRange<Double> = 0.5...2.0
+    /// The apps this device can run, by app id.
+    public var apps: [CastAppDefinition] = [.defaultMediaReceiver, .backdrop]
+    /// The app shown when nothing else runs (video devices show Backdrop). nil: none.
+    public var idleScreenAppId: String? = CastAppDefinition.backdrop.appId
+
+    public init(identity: DeviceIdentity) {
+        self.identity = identity
+        if !identity.supportsVideo { idleScreenAppId = nil }
+    }
+
+    public func app(withId appId: String) -> CastAppDefinition? {
+        apps.first { $0.appId == appId }
+    }
+}

@@ -1,0 +1,62 @@
+/// Who the simulated device is: what discovery, eureka_info and device auth present.
+public struct DeviceIdentity: Sendable, Equatable {
+    /// 32 lowercase hex digits, no dashes: the mDNS `id` TXT value.
+    public private(set) var uuid: String
+    public var friendlyName: String
+    public var modelName: String
+    public var manufacturer: String
+    /// A video device shows the Backdrop idle screen and reports `isActiveInput`/`isStandBy`.
+    public var supportsVideo: Bool
+    public var supportsAudio: Bool
+
+    public init(
+        uuid: String, friendlyName: String = "castsim", modelName: String = "Chromecast",
+        manufacturer: String = "Google Inc.", supportsVideo: Bool = true, supportsAudio: Bool = true
+    ) throws(IdentityError) {
+        guard let normalized = Self.normalizeUUID(uuid) else { throw .invalidUUID(uuid) }
+        self.uuid = normalized
+        self.friendlyName = friendlyName
+        self.modelName = modelName
+        self.manufacturer = manufacturer
+        self.supportsVideo = supportsVideo
+        self.supportsAudio = supportsAudio
+    }
+
+    /// The UUID with dashes (8-4-4-4-12), as `ssdp_udn` and the mDNS host name use it.
+    public var dashedUUID: String { Self.dashed(uuid) }
+
+    /// Accepts 32 hex digits with or without the usual dashes, in either case.
+    public static func normalizeUUID(_ text: String) -> String? {
+        let hex = text.replacingOccurrences(of: "-", with: "").lowercased()
+        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
+        if text.contains("-") {
+            // Dashes only where a UUID has them.
+            let groups = text.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
+            guard groups == [8, 4, 4, 4, 12] else { return nil }
+        }
+        return hex
+    }
+
+    static func dashed(_ hex: String) -> String {
+        let chars = Array(hex)
+        var parts: [String] = []
+        var start = 0
+        for length in [8, 4, 4, 4, 12] {
+            parts.append(String(chars[start..<start + length]))
+            start += length
+        }
+        return parts.joined(separator: "-")
+    }
+
+    /// The mDNS `ca` capability bits: 0 video out, 2 audio out.
+    public var capabilityBits: Int { (supportsVideo ? 1 : 0) | (supportsAudio ? 4 : 0) }
+}
+
+public enum IdentityError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidUUID(String)
+    public var description: String {
+        switch self {
+        case .invalidUUID(let text): "invalid device UUID \"\(text)\": expected 32 hex digits, with or without dashes"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import CastWire
+
+/// What the device core asks the runtime to do. Handlers never touch sockets: they return
+/// these, and the runtime writes, closes and logs.
+public enum DeviceOutput: Sendable, Equatable {
+    /// Write this message to each of these connections. A broadcast is one envelope
+    /// (destination `*`) sent to many connections, so its payload is encoded once.
+    case send(CastEnvelope, to: [ConnectionID])
+    /// Close this transport connection.
+    case close(ConnectionID, reason: String)
+    /// Something worth a log line (dropped messages, rejected requests).
+    case log(DeviceLogEvent)
+}
+
+public struct DeviceLogEvent: Sendable, Equatable, CustomStringConvertible {
+    public enum Level: String, Sendable, Equatable { case debug, info, warning }
+    public var level: Level
+    public var connection: ConnectionID?
+    public var message: String
+
+    public init(_ level: Level, _ connection: ConnectionID?, _ message: String) {
+        self.level = level
+        self.connection = connection
+        self.message = message
+    }
+
+    public var description: String {
+        if let connection { return "\(connection): \(message)" }
+        return message
+    }
+}
+
+extension DeviceOutput {
+    /// The envelope of a `.send`, for tests and inspection.
+    public var envelope: CastEnvelope? {
+        if case .send(let envelope, _) = self { return envelope }
+        return nil
+    }
+
+    public var recipients: [ConnectionID] {
+        if case .send(_, let to) = self { return to }
+        return []
+    }
+}

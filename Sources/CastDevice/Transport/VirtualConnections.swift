@@ -1,0 +1,59 @@
+/// A virtual connection: a sender endpoint (`peerId`) talking to a device endpoint
+/// (`localId`: `receiver-0` or an app's transport id) over one socket.
+///
+/// Keyed by all three, never by sender id alone: several sockets all use `sender-0` (§1.4).
+public struct VirtualConnection: Sendable, Hashable {
+    public var connection: ConnectionID
+    public var localId: String
+    public var peerId: String
+
+    public init(connection: ConnectionID, localId: String, peerId: String) {
+        self.connection = connection
+        self.localId = localId
+        self.peerId = peerId
+    }
+}
+
+/// The connection type a sender asked for in CONNECT (`connType`).
+public enum VirtualConnectionType: Int, Sendable {
+    case strong = 0, weak = 1, invisible = 2
+}
+
+/// The router's table of virtual connections. It alone decides who receives a broadcast.
+struct VirtualConnectionTable: Sendable {
+    private(set) var entries: [VirtualConnection: VirtualConnectionType] = [:]
+
+    mutating func add(_ connection: VirtualConnection, type: VirtualConnectionType) {
+        entries[connection] = type
+    }
+
+    @discardableResult
+    mutating func remove(_ connection: VirtualConnection) -> Bool {
+        entries.removeValue(forKey: connection) != nil
+    }
+
+    func contains(_ connection: VirtualConnection) -> Bool { entries[connection] != nil }
+
+    /// Removes every virtual connection of a socket that went away.
+    mutating func removeAll(on connection: ConnectionID) {
+        entries = entries.filter { $0.key.connection != connection }
+    }
+
+    /// Removes and returns every virtual connection to a local endpoint (an app that stopped).
+    mutating func removeAll(toLocal localId: String) -> [VirtualConnection] {
+        let removed = entries.keys.filter { $0.localId == localId }
+        for key in removed { entries.removeValue(forKey: key) }
+        return removed.sorted { ($0.connection, $0.peerId) < ($1.connection, $1.peerId) }
+    }
+
+    /// Sockets that receive broadcasts from `localId`: each socket with at least one
+    /// virtual connection to it, invisible ones included (§1.5). Sorted for determinism.
+    func subscribers(of localId: String) -> [ConnectionID] {
+        Array(Set(entries.keys.lazy.filter { $0.localId == localId }.map(\.connection))).sorted()
+    }
+
+    /// Whether any visible (non-invisible) sender is connected to `localId`.
+    func hasVisibleSender(on localId: String) -> Bool {
+        entries.contains { $0.key.localId == localId && $0.value != .invisible }
+    }
+}

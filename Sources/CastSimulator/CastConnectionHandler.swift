@@ -1,0 +1,52 @@
+import CastDevice
+import CastWire
+import Logging
+import NIOCore
+
+/// The end of a Cast connection's pipeline: hands decoded messages to the device and
+/// reports the connection's life. A framing or TLS error closes this connection only.
+final class CastConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = CastEnvelope
+
+    private let runner: DeviceRunner
+    private let logger: Logger
+    private var id: ConnectionID?
+
+    init(runner: DeviceRunner, logger: Logger) {
+        self.runner = runner
+        self.logger = logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        id = runner.connectionOpened(context.channel)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let id else { return }
+        runner.receive(unwrapInboundIn(data), from: id)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let id { runner.connectionClosed(id) }
+        id = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // One line that says why; the other connections carry on.
+        let reason: String
+        switch error {
+        case let wire as CastWireError: reason = wire.description
+        case let decoder as ByteToMessageDecoderError:
+            if case .dataReceivedInErrorState(let underlying, _) = decoder, let wire = underlying as? CastWireError {
+                reason = wire.description
+            } else {
+                reason = "\(decoder)"
+            }
+        default: reason = "\(error)"
+        }
+        logger.warning("closing connection: \(reason)", metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
+        context.close(promise: nil)
+    }
+}

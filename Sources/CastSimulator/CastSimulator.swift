@@ -1,0 +1,123 @@
+import CastDevice
+import CastWire
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// A running simulated Cast device: its Cast TLS port, its HTTP endpoints and the
+/// device core, all on one event loop. Start it, talk to it, stop it.
+///
+/// ```swift
+/// let simulator = try await CastSimulator.start(configuration)
+/// defer { Task { await simulator.stop() } }
+/// ```
+public final class CastSimulator: Sendable {
+    public let configuration: SimulatorConfiguration
+    /// Where the Cast port listens (with the actual port when 0 was asked for).
+    public let castAddress: SocketAddress
+    public let httpAddress: SocketAddress?
+    public let httpsAddress: SocketAddress?
+    public let credentials: DeviceCredentials
+
+    private let group: MultiThreadedEventLoopGroup
+    private let runner: NIOLoopBound<DeviceRunner>
+    private let listeners: [any Channel]
+
+    private init(configuration: SimulatorConfiguration, credentials: DeviceCredentials, group: MultiThreadedEventLoopGroup,
+                 runner: NIOLoopBound<DeviceRunner>, listeners: [any Channel], cast: SocketAddress,
+                 http: SocketAddress?, https: SocketAddress?) {
+        self.configuration = configuration
+        self.credentials = credentials
+        self.group = group
+        self.runner = runner
+        self.listeners = listeners
+        castAddress = cast
+        httpAddress = http
+        httpsAddress = https
+    }
+
+    /// Generates credentials, binds every port and starts the device.
+    public static func start(_ configuration: SimulatorConfiguration) async throws -> CastSimulator {
+        let credentials = try await DeviceCredentials.generate(identity: configuration.device.identity)
+        let tls = try NIOSSLContext(configuration: credentials.tlsConfiguration())
+        // One thread: the device and all its connections share one serial executor.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let logger = configuration.logger
+        do {
+            let runner = try await loop.submit {
+                let device = SimulatedDevice(configuration: configuration.device, authority: credentials)
+                let clock = SimulationClock(mode: configuration.clock)
+                return NIOLoopBound(
+                    DeviceRunner(loop: loop, device: device, clock: clock, logger: logger,
+                                 outboundQueueLimit: configuration.outboundQueueLimit),
+                    eventLoop: loop)
+            }.get()
+
+            var listeners: [any Channel] = []
+            let cast = try await ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(NIOSSLServerHandler(context: tls))
+                        try sync.addHandler(ByteToMessageHandler(CastFrameDecoder()))
+                        try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger))
+                    }
+                }
+                .bind(host: configuration.host, port: configuration.castPort).get()
+            listeners.append(cast)
+
+            func httpListener(port: Int?, tls: NIOSSLContext?) async throws -> (any Channel)? {
+                guard let port else { return nil }
+                let identity = configuration.device.identity
+                let channel = try await ServerBootstrap(group: group)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            let sync = channel.pipeline.syncOperations
+                            if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                            try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                            try sync.addHandler(DeviceHTTPHandler(identity: identity))
+                        }
+                    }
+                    .bind(host: configuration.host, port: port).get()
+                listeners.append(channel)
+                return channel
+            }
+            let http = try await httpListener(port: configuration.httpPort, tls: nil)
+            let https = try await httpListener(port: configuration.httpsPort, tls: tls)
+
+            return CastSimulator(
+                configuration: configuration, credentials: credentials, group: group, runner: runner,
+                listeners: listeners, cast: cast.localAddress!, http: http?.localAddress, https: https?.localAddress)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// Closes every connection and listener and releases the ports.
+    public func stop() async {
+        let runner = self.runner
+        try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
+        for listener in listeners { try? await listener.close() }
+        try? await group.shutdownGracefully()
+    }
+
+    /// Moves a manual clock forward; returns false for real or scaled clocks.
+    @discardableResult
+    public func advanceClock(by seconds: Double) async -> Bool {
+        let runner = self.runner
+        return (try? await runner.eventLoop.submit { runner.value.advanceClock(by: seconds) }.get()) ?? false
+    }
+
+    /// Reads the device state on its own loop.
+    public func inspect<T: Sendable>(_ body: @escaping @Sendable (SimulatedDevice) -> T) async throws -> T {
+        let runner = self.runner
+        return try await runner.eventLoop.submit { body(runner.value.device) }.get()
+    }
+}

@@ -1,0 +1,165 @@
+import CastDevice
+import CastWire
+import Logging
+import NIOCore
+
+/// Runs one ``SimulatedDevice`` on one event loop: feeds it connection events, messages
+/// and time, and carries out what it returns (writes, closes, logs, the next wake-up).
+///
+/// Every method runs on `loop`; the connections' channels live on the same loop, so no
+/// message ever hops threads on its way through.
+final class DeviceRunner {
+    let loop: any EventLoop
+    private(set) var device: SimulatedDevice
+    private var clock: SimulationClock
+    private let logger: Logger
+    private let outboundQueueLimit: Int
+
+    private var connections: [ConnectionID: ConnectionSink] = [:]
+    private var lastConnectionId: UInt64 = 0
+    private var wakeUp: Scheduled<Void>?
+    private var wakeUpAt: NIODeadline?
+
+    init(loop: any EventLoop, device: SimulatedDevice, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int) {
+        self.loop = loop
+        self.device = device
+        self.clock = clock
+        self.logger = logger
+        self.outboundQueueLimit = outboundQueueLimit
+    }
+
+    var now: SimTime { clock.now() }
+
+    // MARK: Inputs
+
+    func connectionOpened(_ channel: any Channel) -> ConnectionID {
+        loop.preconditionInEventLoop()
+        lastConnectionId += 1
+        let id = ConnectionID(lastConnectionId)
+        connections[id] = ConnectionSink(channel: channel)
+        logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+        apply(device.connectionOpened(id, now: now))
+        return id
+    }
+
+    func connectionClosed(_ id: ConnectionID) {
+        loop.preconditionInEventLoop()
+        guard connections.removeValue(forKey: id) != nil else { return }
+        logger.info("sender disconnected", metadata: ["connection": "\(id)"])
+        apply(device.connectionClosed(id, now: now))
+    }
+
+    func receive(_ envelope: CastEnvelope, from id: ConnectionID) {
+        loop.preconditionInEventLoop()
+        if logger.logLevel <= .trace {
+            logger.trace("→ \(envelope.namespace) \(envelope.sourceId)→\(envelope.destinationId) \(envelope.utf8 ?? "<binary>")",
+                         metadata: ["connection": "\(id)"])
+        }
+        apply(device.receive(envelope, on: id, now: now))
+    }
+
+    /// Moves a manual clock forward and lets the device catch up.
+    func advanceClock(by seconds: Double) -> Bool {
+        loop.preconditionInEventLoop()
+        guard clock.advance(by: seconds) else { return false }
+        apply(device.advance(to: now))
+        return true
+    }
+
+    func shutDown() {
+        loop.preconditionInEventLoop()
+        wakeUp?.cancel()
+        wakeUp = nil
+        for sink in connections.values { sink.channel.close(promise: nil) }
+    }
+
+    // MARK: Outputs
+
+    private func apply(_ outputs: [DeviceOutput]) {
+        for output in outputs {
+            switch output {
+            case .send(let envelope, let recipients):
+                send(envelope, to: recipients)
+            case .close(let id, let reason):
+                logger.notice("closing connection: \(reason)", metadata: ["connection": "\(id)"])
+                connections.removeValue(forKey: id)?.channel.close(promise: nil)
+            case .log(let event):
+                logger.log(level: event.level.loggerLevel, "\(event.message)",
+                           metadata: event.connection.map { ["connection": "\($0)"] })
+            }
+        }
+        scheduleWakeUp()
+    }
+
+    /// Frames the message once, then writes the same bytes to every recipient.
+    private func send(_ envelope: CastEnvelope, to recipients: [ConnectionID]) {
+        let frame: ByteBuffer
+        do {
+            frame = try CastFraming.frame(envelope)
+        } catch {
+            logger.error("not sent: \(error)", metadata: ["namespace": "\(envelope.namespace)"])
+            return
+        }
+        if logger.logLevel <= .trace {
+            logger.trace("← \(envelope.namespace) \(envelope.sourceId)→\(envelope.destinationId) \(envelope.utf8 ?? "<binary>")",
+                         metadata: ["connections": "\(recipients)"])
+        }
+        for id in recipients {
+            guard let sink = connections[id] else { continue }
+            // A sender that stops reading must not hold the others back: once its queue
+            // passes the limit it is disconnected.
+            if sink.queuedBytes + frame.readableBytes > outboundQueueLimit {
+                logger.warning("sender is not reading: \(sink.queuedBytes) bytes queued, over the \(outboundQueueLimit)-byte limit; disconnecting",
+                               metadata: ["connection": "\(id)"])
+                connections.removeValue(forKey: id)
+                sink.channel.close(mode: .all, promise: nil)
+                apply(device.connectionClosed(id, now: now))
+                continue
+            }
+            sink.enqueue(frame)
+        }
+    }
+
+    /// Wakes the device at its next deadline (heartbeat, end of media ...).
+    private func scheduleWakeUp() {
+        let target = device.nextDeadline.flatMap { clock.wallDeadline(for: $0) }
+        guard target != wakeUpAt else { return }
+        wakeUp?.cancel()
+        wakeUpAt = target
+        guard let target else {
+            wakeUp = nil
+            return
+        }
+        wakeUp = loop.assumeIsolated().scheduleTask(deadline: target) { [self] in
+            wakeUpAt = nil
+            wakeUp = nil
+            apply(device.advance(to: now))
+        }
+    }
+}
+
+/// One connection's write side, with the count of bytes written but not yet on the socket.
+final class ConnectionSink {
+    let channel: any Channel
+    private(set) var queuedBytes = 0
+
+    init(channel: any Channel) { self.channel = channel }
+
+    func enqueue(_ frame: ByteBuffer) {
+        let size = frame.readableBytes
+        queuedBytes += size
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { [self] _ in queuedBytes -= size }
+        channel.writeAndFlush(frame, promise: promise)
+    }
+}
+
+extension DeviceLogEvent.Level {
+    var loggerLevel: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .warning: .warning
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import CastDevice
+import NIOCore
+
+/// How simulation time relates to wall time.
+public enum ClockMode: Sendable, Equatable {
+    /// Simulation time is wall time since start.
+    case real
+    /// Simulation time runs `factor` times faster than wall time (`--speed 10`).
+    case scaled(Double)
+    /// Simulation time moves only when told to (tests, scenario steps, the control surface).
+    case manual
+}
+
+/// Feeds `now` to the device core and turns its deadlines back into wall-clock delays.
+/// Confined to the device's event loop.
+struct SimulationClock {
+    let mode: ClockMode
+    private let origin: NIODeadline
+    private var manualNow: SimTime = .zero
+
+    init(mode: ClockMode, origin: NIODeadline = .now()) {
+        self.mode = mode
+        self.origin = origin
+    }
+
+    private var factor: Double {
+        switch mode {
+        case .real: 1
+        case .scaled(let factor): factor
+        case .manual: 0
+        }
+    }
+
+    func now(wall: NIODeadline = .now()) -> SimTime {
+        if case .manual = mode { return manualNow }
+        let elapsed = Double((wall - origin).nanoseconds) / 1e9
+        return SimTime(seconds: elapsed * factor)
+    }
+
+    /// The wall-clock time at which simulation time reaches `time`; nil for a manual clock,
+    /// whose deadlines are reached only by ``advance(by:)``.
+    func wallDeadline(for time: SimTime) -> NIODeadline? {
+        guard factor > 0 else { return nil }
+        let nanoseconds = (time.seconds / factor * 1e9).rounded(.up)
+        guard nanoseconds < Double(Int64.max / 2) else { return .distantFuture }
+        return origin + .nanoseconds(Int64(nanoseconds))
+    }
+
+    /// Moves a manual clock forward. Ignored for real and scaled clocks.
+    mutating func advance(by seconds: Double) -> Bool {
+        guard case .manual = mode, seconds >= 0 else { return false }
+        manualNow = manualNow + seconds
+        return true
+    }
+}

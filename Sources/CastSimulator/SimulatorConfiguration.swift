@@ -1,0 +1,24 @@
+import CastDevice
+import Logging
+
+/// How to run a simulated device: the device itself, where it listens, and its clock.
+public struct SimulatorConfiguration: Sendable {
+    public var device: DeviceConfiguration
+    /// The address to bind (and, later, advertise). 0.0.0.0 listens everywhere.
+    public var host: String = "0.0.0.0"
+    /// The Cast TLS port. Senders treat anything but 8009 as a cast group.
+    public var castPort: Int = 8009
+    /// `/setup/eureka_info` over plain HTTP; nil turns it off.
+    public var httpPort: Int? = 8008
+    /// `/setup/eureka_info` over HTTPS; nil turns it off.
+    public var httpsPort: Int? = 8443
+    public var clock: ClockMode = .real
+    /// Bytes a connection may have queued but unsent before it is dropped as stalled.
+    public var outboundQueueLimit: Int = 4 * 1024 * 1024
+    public var logger: Logger
+
+    public init(device: DeviceConfiguration, logger: Logger = Logger(label: "castsim")) {
+        self.device = device
+        self.logger = logger
+    }
+}

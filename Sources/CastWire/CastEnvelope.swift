@@ -1,0 +1,68 @@
+import Foundation
+
+/// One CASTV2 message with its routing header, independent of the protobuf type.
+///
+/// `protocol_version` is not part of the envelope: castsim always sends 0 (CASTV2_1_0),
+/// because sender-side protos define no other value and fail to parse anything else.
+public struct CastEnvelope: Sendable, Equatable {
+    public enum Payload: Sendable, Equatable {
+        case string(String)
+        case binary(Data)
+    }
+
+    public var sourceId: String
+    public var destinationId: String
+    public var namespace: String
+    public var payload: Payload
+
+    public init(sourceId: String, destinationId: String, namespace: String, payload: Payload) {
+        self.sourceId = sourceId
+        self.destinationId = destinationId
+        self.namespace = namespace
+        self.payload = payload
+    }
+
+    /// The text of a STRING payload, nil for BINARY.
+    public var utf8: String? {
+        if case .string(let text) = payload { return text }
+        return nil
+    }
+}
+
+extension CastEnvelope {
+    /// Reads an envelope out of a parsed `CastMessage`. Throws when the message
+    /// declares one payload type but carries the other (Chromium rejects those too).
+    public init(_ message: Cast_Channel_CastMessage) throws(CastWireError) {
+        let payload: Payload
+        switch message.payloadType {
+        case .string:
+            guard message.hasPayloadUtf8 else { throw .invalidMessage("STRING payload without payload_utf8") }
+            payload = .string(message.payloadUtf8)
+        case .binary:
+            guard message.hasPayloadBinary else { throw .invalidMessage("BINARY payload without payload_binary") }
+            payload = .binary(message.payloadBinary)
+        }
+        guard !message.namespace.isEmpty else { throw .invalidMessage("empty namespace") }
+        self.init(
+            sourceId: message.sourceID, destinationId: message.destinationID,
+            namespace: message.namespace, payload: payload)
+    }
+
+    /// The protobuf form, always with `protocol_version` 0 and every required field.
+    public var castMessage: Cast_Channel_CastMessage {
+        var message = Cast_Channel_CastMessage()
+        message.protocolVersion = .castv210
+        message.sourceID = sourceId
+        message.destinationID = destinationId
+        message.namespace = namespace
+        switch payload {
+        case .string(let text):
+            message.payloadType = .string
+            message.payloadUtf8 = text
+        case .binary(let data):
+            message.payloadType = .binary
+            message.payloadBinary = data
+        }
+        return message
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct CastsimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "castsim",
+        abstract: "A simulated Google Cast device for testing Cast senders.",
+        subcommands: [RunCommand.self],
+        defaultSubcommand: RunCommand.self)
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Idempotently create the virtualenv used by the end-to-end tests (tests/e2e).
+#
+#   scripts/e2e-setup.sh            # create/update <repo>/.venv-e2e
+#
+# The venv lives at <repo root>/.venv-e2e (gitignored). pychromecast is pinned
+# exactly because the tests rely on its wire behaviour (connect sequence,
+# heartbeat timeouts); it pulls in zeroconf, protobuf and casttube.
+set -euo pipefail
+
+PYCHROMECAST_VERSION="14.0.10"
+
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo_root="$(cd "${script_dir}/.." && pwd)"
+venv="${repo_root}/.venv-e2e"
+python="${PYTHON:-python3}"
+
+log() { echo "[e2e-setup] $*"; }
+
+if ! command -v "${python}" >/dev/null 2>&1; then
+    log "error: ${python} not found; install python3 first" >&2
+    exit 1
+fi
+
+# 1. Create the venv if missing (or broken: no python inside it).
+if [ ! -x "${venv}/bin/python" ]; then
+    log "creating virtualenv at ${venv} with $(${python} --version 2>&1)"
+    rm -rf "${venv}"
+    if ! "${python}" -m venv "${venv}"; then
+        # Debian splits venv/ensurepip into python3-venv; install it if we can.
+        rm -rf "${venv}"
+        if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+            log "python3 -m venv failed; installing python3-venv via apt-get"
+            export DEBIAN_FRONTEND=noninteractive
+            apt-get update -q
+            apt-get install -y -q python3-venv
+            "${python}" -m venv "${venv}"
+        else
+            log "error: '${python} -m venv' failed; install python3-venv (needs root)" >&2
+            exit 1
+        fi
+    fi
+else
+    log "virtualenv already exists at ${venv}"
+fi
+
+vpy="${venv}/bin/python"
+
+# Keep git from seeing the venv even where .gitignore does not list it
+# (Python >= 3.13 writes this file itself).
+if [ ! -f "${venv}/.gitignore" ]; then
+    echo '*' > "${venv}/.gitignore"
+fi
+
+# 2. Install the pinned packages unless they are already there.
+installed_version() {
+    "${vpy}" - "$1" <<'EOF' 2>/dev/null || true
+import sys
+from importlib import metadata
+try:
+    print(metadata.version(sys.argv[1]))
+except metadata.PackageNotFoundError:
+    pass
+EOF
+}
+
+have_pcc="$(installed_version pychromecast)"
+have_pytest="$(installed_version pytest)"
+if [ "${have_pcc}" = "${PYCHROMECAST_VERSION}" ] && [ -n "${have_pytest}" ]; then
+    log "pychromecast ${have_pcc} and pytest ${have_pytest} already installed; skipping pip"
+else
+    log "installing pychromecast==${PYCHROMECAST_VERSION} and pytest" \
+        "(found pychromecast='${have_pcc:-none}', pytest='${have_pytest:-none}')"
+    "${vpy}" -m pip install --disable-pip-version-check -q \
+        "pychromecast==${PYCHROMECAST_VERSION}" pytest
+    log "installed pychromecast $(installed_version pychromecast), pytest $(installed_version pytest)"
+fi
+
+log "ready: ${vpy}"

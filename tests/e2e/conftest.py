@@ -1,0 +1,166 @@
+"""pytest fixtures for the castsim end-to-end tests.
+
+Every test gets its own castsim process on a fresh loopback address
+(127.A.B.N) with the standard Cast ports, and pychromecast senders connected
+to it by host and port. Fixture teardown disconnects the senders first, then
+stops castsim (SIGTERM, wait, SIGKILL fallback).
+
+Environment:
+  CASTSIM_BIN        binary under test (default <repo>/.build/debug/castsim)
+  CASTSIM_LOG_LEVEL  --log-level passed to castsim (default: debug)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from e2e_harness import (
+    CAST_PORT,
+    DEFAULT_DURATION_SECONDS,
+    HTTP_PORT,
+    HTTPS_PORT,
+    CastsimDevice,
+    LoopbackAllocator,
+    Sender,
+    castsim_binary,
+    connect_sender,
+    disconnect_sender,
+    start_castsim,
+)
+
+# pychromecast logs every message it sends and receives at DEBUG level; pytest
+# captures it and shows it under "Captured log" for failing tests, which is
+# usually the quickest way to see what castsim answered.
+logging.getLogger("pychromecast").setLevel(logging.DEBUG)
+
+_ALLOCATOR = LoopbackAllocator()
+# Every process ever started, so pytest_sessionfinish can kill leftovers even
+# if a teardown was skipped (e.g. KeyboardInterrupt during setup).
+_ALL_DEVICES: list[CastsimDevice] = []
+
+
+@pytest.fixture(scope="session")
+def castsim_bin() -> Path:
+    binary = castsim_binary()
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        pytest.fail(
+            f"castsim binary not found or not executable: {binary}\n"
+            "Build it with `swift build` or point CASTSIM_BIN at it.",
+            pytrace=False,
+        )
+    return binary
+
+
+@pytest.fixture
+def castsim_factory(
+    castsim_bin: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., CastsimDevice]]:
+    """Start castsim devices: castsim_factory(name=..., model=..., extra_args=())."""
+    devices: list[CastsimDevice] = []
+    # Read by pytest_runtest_makereport below to attach stderr to failures.
+    request.node._castsim_devices = devices  # type: ignore[attr-defined]
+    log_level = os.environ.get("CASTSIM_LOG_LEVEL", "debug")
+
+    def start(
+        *,
+        name: str | None = None,
+        model: str = "Chromecast",
+        device_uuid=None,
+        extra_args: tuple[str, ...] = (),
+    ) -> CastsimDevice:
+        host = _ALLOCATOR.allocate((CAST_PORT, HTTP_PORT, HTTPS_PORT))
+        device = start_castsim(
+            castsim_bin,
+            host,
+            tmp_path,
+            name=name or f"castsim-e2e {host}",
+            model=model,
+            device_uuid=device_uuid,
+            log_level=log_level,
+            extra_args=(
+                "--default-duration", str(DEFAULT_DURATION_SECONDS), *extra_args,
+            ),
+        )  # fmt: skip
+        _ALL_DEVICES.append(device)
+        devices.append(device)
+        return device
+
+    yield start
+
+    crashed = []
+    for device in devices:
+        if not device.stop_requested and not device.is_running():
+            crashed.append(
+                f"castsim on {device.host} exited during the test with status "
+                f"{device.proc.returncode}; stderr tail:\n{device.stderr_tail(40)}"
+            )
+        device.stop()
+        if device.needed_sigkill:
+            warnings.warn(
+                f"castsim on {device.host} ignored SIGTERM for 10 s and was killed"
+            )
+    if crashed:
+        pytest.fail("\n".join(crashed), pytrace=False)
+
+
+@pytest.fixture
+def device(castsim_factory: Callable[..., CastsimDevice]) -> CastsimDevice:
+    """A castsim device with default settings."""
+    return castsim_factory()
+
+
+@pytest.fixture
+def sender_factory() -> Iterator[Callable[[CastsimDevice], Sender]]:
+    """Connect pychromecast senders: sender_factory(device) -> Sender."""
+    senders: list[Sender] = []
+
+    def connect(device: CastsimDevice) -> Sender:
+        sender = connect_sender(device)
+        senders.append(sender)
+        return sender
+
+    yield connect
+
+    # Torn down before castsim_factory (it was requested later), so castsim
+    # sees orderly CLOSEs rather than dead sockets.
+    for sender in senders:
+        problem = disconnect_sender(sender)
+        if problem:
+            warnings.warn(problem)
+
+
+@pytest.fixture
+def sender(
+    device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]
+) -> Sender:
+    """A pychromecast sender connected to `device`."""
+    return sender_factory(device)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator:
+    """Append each castsim's stderr tail to the report of a failing test."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    for device in getattr(item, "_castsim_devices", []):
+        report.sections.append(
+            (
+                f"castsim {device.host} stderr, last 80 lines ({device.stderr_path})",
+                device.stderr_tail(80),
+            )
+        )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Safety net: never leave a castsim process behind."""
+    for device in _ALL_DEVICES:
+        if device.is_running():
+            device.stop(timeout=5)
