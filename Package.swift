@@ -59,15 +59,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "CastWireTests", dependencies: ["CastWire"]),
+        .testTarget(
+            name: "CastWireTests",
+            dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
         .testTarget(name: "CastDeviceTests", dependencies: ["CastDevice", "CastWire"]),
         .testTarget(
             name: "CastSimulatorTests",
             dependencies: [
-                "CastSimulator", "CastWire",
+                "CastSimulator", "CastWire", "CastDevice",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

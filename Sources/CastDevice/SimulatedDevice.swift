@@ -85,12 +85,24 @@ public struct SimulatedDevice: Sendable {
         return drain()
     }
 
+    /// The largest JSON payload the device sends: a frame body is at most 64 KiB, and the
+    /// envelope's ids and namespace need some of it.
+    static let maxPayloadBytes = 65536 - 1024
+
     /// A bound on the work one ``advance(to:)`` does, so no input can spin the device forever.
     static let maxStepsPerAdvance = 1_000_000
 
     /// The next time at which ``advance(to:)`` has something to do, if any.
     public var nextDeadline: SimTime? {
         [heartbeatDeadline, mediaDeadline].compactMap { $0 }.min()
+    }
+
+    /// The transport connections the device knows, in order.
+    public var openConnections: [ConnectionID] { liveness.keys.sorted() }
+
+    /// The virtual connections, sorted (for inspection).
+    public var virtualConnectionList: [VirtualConnection] {
+        virtualConnections.entries.keys.sorted { ($0.connection, $0.localId, $0.peerId) < ($1.connection, $1.localId, $1.peerId) }
     }
 
     // MARK: Routing

@@ -84,15 +84,18 @@ extension SimulatedDevice {
     // MARK: Requests
 
     private mutating func handleMediaGetStatus(_ request: Request) throws(MediaRequestError) {
-        var entries: [JSONValue] = []
+        let entries: [JSONValue] = []
         if let session = mediaSession {
             if let requested = try? request.int("mediaSessionId"), requested != session.mediaSessionId {
                 throw .invalidRequest(reason: "INVALID_MEDIA_SESSION_ID",
                                       detail: "mediaSessionId \(requested) is not the current session \(session.mediaSessionId)")
             }
-            entries = [mediaStatusEntry(session, parts: [.media, .items])]
+            // Unicast, with the live position and everything that fits.
+            reply(to: request.envelope, on: request.connection,
+                  fittingMediaStatusMessage(session, requestId: request.requestId, parts: [.media, .items], idleReason: nil))
+            return
         }
-        // Unicast, and `status: []` when there is no session.
+        // `status: []` when there is no session.
         reply(to: request.envelope, on: request.connection, mediaStatusMessage(requestId: request.requestId, entries: entries))
     }
 

@@ -69,7 +69,22 @@ extension SimulatedDevice {
     mutating func broadcastMediaStatus(_ session: MediaSession, requestId: Int, parts: MediaStatusParts = [],
                                        idleReason: IdleReason? = nil) {
         guard let transportId = runningApp?.transportId else { return }
-        let entry = mediaStatusEntry(session, parts: parts, idleReason: idleReason)
-        broadcast(from: transportId, namespace: CastNamespace.media, mediaStatusMessage(requestId: requestId, entries: [entry]))
+        let message = fittingMediaStatusMessage(session, requestId: requestId, parts: parts, idleReason: idleReason)
+        broadcast(from: transportId, namespace: CastNamespace.media, message)
+    }
+
+    /// A MEDIA_STATUS that fits in one frame. A message over 64 KiB cannot be sent at all,
+    /// so the optional parts go first: `items`, then the `extendedStatus` copy of the media,
+    /// then `media` itself (senders keep the media they already have).
+    func fittingMediaStatusMessage(_ session: MediaSession, requestId: Int, parts: MediaStatusParts,
+                                   idleReason: IdleReason?) -> JSONValue {
+        var parts = parts
+        for dropped in [MediaStatusParts.items, .loading, .media] {
+            let message = mediaStatusMessage(
+                requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason)])
+            if message.jsonText().utf8.count <= Self.maxPayloadBytes { return message }
+            parts.remove(dropped)
+        }
+        return mediaStatusMessage(requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason)])
     }
 }

@@ -1,0 +1,133 @@
+import CastWire
+import Foundation
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@Suite("CASTV2 framing")
+struct FramingTests {
+    let envelope = CastEnvelope(sourceId: "receiver-0", destinationId: "sender-0",
+                                namespace: CastNamespace.heartbeat, payload: .string(#"{"type":"PONG"}"#))
+
+    @Test("A frame is a 4-byte big-endian length, then a CastMessage with protocol_version 0 and every required field")
+    func frameLayout() throws {
+        var frame = try CastFraming.frame(envelope)
+        let header = frame.readInteger(endianness: .big, as: UInt32.self)
+        let length = try #require(header)
+        #expect(Int(length) == frame.readableBytes)
+        let message = try Cast_Channel_CastMessage(serializedBytes: Array(frame.readableBytesView))
+        #expect(message.hasProtocolVersion && message.protocolVersion == .castv210)
+        #expect(message.sourceID == "receiver-0" && message.destinationID == "sender-0")
+        #expect(message.namespace == CastNamespace.heartbeat)
+        #expect(message.payloadType == .string && message.payloadUtf8 == #"{"type":"PONG"}"#)
+        #expect(!message.hasPayloadBinary)
+        // The bytes: field 1 (varint) = 0 comes first, as protoc writes it.
+        #expect(Array(frame.readableBytesView.prefix(2)) == [0x08, 0x00])
+    }
+
+    @Test("Frames split across reads and several frames in one read decode in order")
+    func decodesStream() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
+        var bytes = try CastFraming.frame(envelope)
+        bytes.writeImmutableBuffer(try CastFraming.frame(envelope))
+        // One byte at a time.
+        while let byte = bytes.readSlice(length: 1) { try channel.writeInbound(byte) }
+        #expect(try channel.readInbound(as: CastEnvelope.self) == envelope)
+        #expect(try channel.readInbound(as: CastEnvelope.self) == envelope)
+        #expect(try channel.readInbound(as: CastEnvelope.self) == nil)
+        _ = try channel.finish()
+    }
+
+    @Test("A declared length over 65536 fails at once, before the body arrives")
+    func oversized() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
+        var header = ByteBuffer()
+        header.writeInteger(UInt32(65537), endianness: .big)
+        #expect(throws: CastWireError.frameTooLarge(declared: 65537)) { try channel.writeInbound(header) }
+        _ = try? channel.finish()
+    }
+
+    @Test("A body of exactly 65536 bytes is accepted")
+    func maxSize() throws {
+        // Pad the payload so the serialized body is exactly the limit.
+        var padded = envelope
+        padded.payload = .string(String(repeating: "x", count: 65536 - 80))
+        var size = try CastFraming.frame(padded).readableBytes - 4
+        padded.payload = .string(String(repeating: "x", count: 65536 - 80 + (65536 - size)))
+        size = try CastFraming.frame(padded).readableBytes - 4
+        #expect(size == 65536)
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
+        try channel.writeInbound(try CastFraming.frame(padded))
+        #expect(try channel.readInbound(as: CastEnvelope.self) == padded)
+        _ = try channel.finish()
+    }
+
+    @Test("Refuses to send a frame over the limit")
+    func refusesOversizedOutbound() {
+        var big = envelope
+        big.payload = .string(String(repeating: "x", count: 70000))
+        #expect(throws: CastWireError.self) { try CastFraming.frame(big) }
+    }
+
+    @Test("Garbage and messages missing required fields are invalid CastMessages", arguments: [
+        [UInt8](repeating: 0xFF, count: 12),
+        [0x08, 0x00, 0x12, 0x08] + Array("sender-0".utf8),  // only protocol_version and source_id
+        [],
+    ])
+    func invalidBodies(body: [UInt8]) throws {
+        var frame = ByteBuffer()
+        frame.writeInteger(UInt32(body.count), endianness: .big)
+        frame.writeBytes(body)
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
+        #expect(throws: (any Error).self) { try channel.writeInbound(frame) }
+        _ = try? channel.finish()
+    }
+
+    @Test("A payload type that contradicts the payload field is rejected")
+    func payloadMismatch() throws {
+        var message = envelope.castMessage
+        message.payloadType = .binary
+        var frame = ByteBuffer()
+        let body = try message.serializedBytes() as [UInt8]
+        frame.writeInteger(UInt32(body.count), endianness: .big)
+        frame.writeBytes(body)
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
+        #expect(throws: CastWireError.invalidMessage("BINARY payload without payload_binary")) { try channel.writeInbound(frame) }
+        _ = try? channel.finish()
+    }
+
+    @Test("A connection that ends inside a frame reports a truncated frame")
+    func truncated() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
+        let frame = try CastFraming.frame(envelope)
+        try channel.writeInbound(frame.getSlice(at: 0, length: 10)!)
+        #expect(throws: CastWireError.truncatedFrame(expected: frame.readableBytes, received: 10)) { try channel.finish() }
+    }
+}
+
+@Suite("JSONValue")
+struct JSONValueTests {
+    @Test("Round-trips JSON with sorted keys and keeps numbers, strings and nesting")
+    func roundTrip() throws {
+        let text = #"{"b":[1,2.5,"x",null,true],"a":{"z":false}}"#
+        let value = try JSONValue.parse(text)
+        #expect(value.jsonText() == #"{"a":{"z":false},"b":[1,2.5,"x",null,true]}"#)
+        #expect(value["b"]?.arrayValue?[0].intValue == 1)
+        #expect(value["b"]?.arrayValue?[1].intValue == nil)
+        #expect(value["b"]?.arrayValue?[4] == true)
+    }
+
+    @Test("Booleans stay booleans and numbers stay numbers")
+    func boolsAreNotNumbers() throws {
+        #expect(try JSONValue.parse("[true, 1, 0]") == [true, 1, 0])
+        #expect(try JSONValue.parse("\"false\"") == "false")
+    }
+
+    @Test("Malformed JSON throws rather than crashing")
+    func malformed() {
+        // (Foundation's decoder tolerates a trailing comma, "[1,]"; harmless for a receiver.)
+        for text in ["{", "", "{\"a\":}", "nul", "[1 2]", "{'a':1}"] {
+            #expect(throws: (any Error).self) { try JSONValue.parse(text) }
+        }
+    }
+}
