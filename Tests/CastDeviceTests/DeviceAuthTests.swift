@@ -1,0 +1,101 @@
+import CastDevice
+import CastWire
+import Foundation
+import Testing
+
+/// Records what it was asked to sign; "signs" by tagging the data.
+struct FakeAuthority: DeviceAuthority {
+    var deviceCertificateDER = Data([0xDE, 0xC0])
+    var intermediateCertificatesDER = [Data([0x1A])]
+    var tlsCertificateDER = Data([0x71, 0x50])
+    var fails = false
+
+    func sign(_ data: Data, hash: Cast_Channel_HashAlgorithm) throws -> Data {
+        if fails { throw CocoaError(.featureUnsupported) }
+        return Data([UInt8(hash.rawValue)]) + data
+    }
+}
+
+@Suite("urn:x-cast:com.google.cast.tp.deviceauth")
+struct DeviceAuthTests {
+    private func challenge(_ build: (inout Cast_Channel_AuthChallenge) -> Void) -> CastEnvelope {
+        var message = Cast_Channel_DeviceAuthMessage()
+        message.challenge = Cast_Channel_AuthChallenge()
+        build(&message.challenge)
+        return CastEnvelope(sourceId: "sender-vlc", destinationId: "receiver-0", namespace: CastNamespace.deviceAuth,
+                            payload: .binary(try! message.serializedData()))
+    }
+
+    private func response(_ sent: [Sent]) throws -> Cast_Channel_DeviceAuthMessage {
+        try #require(sent.count == 1)
+        #expect(sent[0].envelope.sourceId == "receiver-0" && sent[0].envelope.destinationId == "sender-vlc")
+        #expect(sent[0].envelope.namespace == CastNamespace.deviceAuth)
+        guard case .binary(let data) = sent[0].envelope.payload else {
+            Issue.record("deviceauth reply must be BINARY")
+            return Cast_Channel_DeviceAuthMessage()
+        }
+        return try Cast_Channel_DeviceAuthMessage(serializedBytes: data)
+    }
+
+    @Test("A challenge with a nonce: signature over nonce || TLS certificate DER, hash echoed, nonce echoed")
+    func signsNonceAndTLSCertificate() throws {
+        var harness = DeviceHarness(authority: FakeAuthority())
+        let connection = harness.open(1)
+        let nonce = Data((0..<16).map { UInt8($0) })
+        let reply = try response(harness.sendRaw(connection, challenge {
+            $0.senderNonce = nonce
+            $0.hashAlgorithm = .sha256
+        }))
+        #expect(reply.hasResponse && !reply.hasError)
+        #expect(reply.response.signature == Data([1]) + nonce + Data([0x71, 0x50]))
+        #expect(reply.response.clientAuthCertificate == Data([0xDE, 0xC0]))
+        #expect(reply.response.intermediateCertificate == [Data([0x1A])])
+        #expect(reply.response.hashAlgorithm == .sha256)
+        #expect(reply.response.signatureAlgorithm == .rsassaPkcs1V15)
+        #expect(reply.response.senderNonce == nonce)
+        #expect(reply.response.hasCrl)
+    }
+
+    @Test("VLC's empty challenge gets a complete response signed with SHA-1 over the TLS certificate alone")
+    func emptyChallenge() throws {
+        var harness = DeviceHarness(authority: FakeAuthority())
+        let connection = harness.open(1)
+        let reply = try response(harness.sendRaw(connection, challenge { _ in }))
+        #expect(reply.hasResponse)
+        #expect(reply.response.signature == Data([0, 0x71, 0x50]))
+        #expect(!reply.response.hasSenderNonce)
+        // Required proto2 fields present: it re-serializes without partial.
+        #expect(throws: Never.self) { try reply.serializedData() }
+    }
+
+    @Test("RSASSA-PSS → SIGNATURE_ALGORITHM_UNAVAILABLE; no credentials or failed signing → INTERNAL_ERROR")
+    func errors() throws {
+        var harness = DeviceHarness(authority: FakeAuthority())
+        let connection = harness.open(1)
+        let pss = try response(harness.sendRaw(connection, challenge { $0.signatureAlgorithm = .rsassaPss }))
+        #expect(pss.hasError && pss.error.errorType == .signatureAlgorithmUnavailable)
+
+        var bare = DeviceHarness()
+        let other = bare.open(1)
+        #expect(try response(bare.sendRaw(other, challenge { _ in })).error.errorType == .internalError)
+
+        var failing = DeviceHarness(authority: FakeAuthority(fails: true))
+        let third = failing.open(1)
+        #expect(try response(failing.sendRaw(third, challenge { _ in })).error.errorType == .internalError)
+    }
+
+    @Test("Non-challenges are ignored: STRING payloads, garbage, a message that carries a response")
+    func ignored() {
+        var harness = DeviceHarness(authority: FakeAuthority())
+        let connection = harness.open(1)
+        #expect(harness.sendRaw(connection, CastEnvelope(sourceId: "s", destinationId: "receiver-0",
+                                                         namespace: CastNamespace.deviceAuth, payload: .string("{}"))).isEmpty)
+        #expect(harness.sendRaw(connection, CastEnvelope(sourceId: "s", destinationId: "receiver-0",
+                                                         namespace: CastNamespace.deviceAuth, payload: .binary(Data([0xFF, 0xFF])))).isEmpty)
+        var both = Cast_Channel_DeviceAuthMessage()
+        both.challenge = Cast_Channel_AuthChallenge()
+        both.error.errorType = .internalError
+        #expect(harness.sendRaw(connection, CastEnvelope(sourceId: "s", destinationId: "receiver-0", namespace: CastNamespace.deviceAuth,
+                                                         payload: .binary(try! both.serializedData()))).isEmpty)
+    }
+}
