@@ -2,6 +2,7 @@ import CastDevice
 import CastWire
 import Logging
 import NIOCore
+import NIOSSL
 
 /// The end of a Cast connection's pipeline: hands decoded messages to the device and
 /// reports the connection's life. A framing or TLS error closes this connection only.
@@ -34,6 +35,12 @@ final class CastConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Most senders close TCP without a TLS close_notify: an ordinary goodbye, not a fault.
+        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
+            logger.debug("sender closed without TLS close_notify", metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
+            context.close(promise: nil)
+            return
+        }
         // One line that says why; the other connections carry on.
         let reason: String
         switch error {
