@@ -12,6 +12,10 @@ public struct DeviceConfiguration: Sendable {
     public var defaultMediaDuration: Double = 600
     /// Accepted `playbackRate` range for SET_PLAYBACK_RATE.
     public var playbackRateRange: ClosedRange<Double> = 0.5...2.0
+    /// Length of the seekable window of LIVE media (`liveSeekableRange`).
+    public var liveWindow: Double = 1800
+    /// How loads go, per content id (failures, delays).
+    public var mediaLoadPolicy = MediaLoadPolicy()
     /// The apps this device can run, by app id.
     public var apps: [CastAppDefinition] = [.defaultMediaReceiver, .backdrop]
     /// The app shown when nothing else runs (video devices show Backdrop). nil: none.

@@ -61,15 +61,7 @@ struct Request {
 
     func intArray(_ key: String) throws(InvalidParams) -> [Int]? {
         guard let value = self[key] else { return nil }
-        guard let array = value.arrayValue else { throw InvalidParams("\(key): expected an array of integers, got \(value.typeName)") }
-        var result: [Int] = []
-        for (index, element) in array.enumerated() {
-            guard let number = element.intValue else {
-                throw InvalidParams("\(key)[\(index)]: expected an integer, got \(element.typeName)")
-            }
-            result.append(number)
-        }
-        return result
+        return try CastDevice.intArray(value, path: key)
     }
 }
 

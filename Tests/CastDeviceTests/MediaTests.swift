@@ -70,7 +70,8 @@ struct MediaTests {
         #expect(status["playerState"] == "PLAYING")
         #expect(status["mediaSessionId"] == 1)
         #expect(status["currentItemId"] == 1)
-        #expect(status["supportedMediaCommands"] == 274447)
+        // ALL_BASIC_MEDIA | STREAM_TRANSFER without EDIT_TRACKS: this media has no tracks, no queue.
+        #expect(status["supportedMediaCommands"] == 270351)
         #expect(status["activeTrackIds"] == [])
         #expect(status["volume"] == ["level": 1, "muted": false])
         #expect(status["customData"] == [:])
@@ -93,7 +94,9 @@ struct MediaTests {
     @Test("LOAD keeps currentTime, activeTrackIds, customData and credentials")
     func loadFields() throws {
         var (harness, connection, transportId) = launched()
-        let replies = load(&harness, connection, transportId, extra: [
+        var media = Self.movie.objectValue!
+        media["tracks"] = [["trackId": 2, "type": "TEXT", "subtype": "SUBTITLES", "language": "en"]]
+        let replies = load(&harness, connection, transportId, media: .object(media), extra: [
             "currentTime": 42.5, "activeTrackIds": [2], "customData": ["token": "abc"],
             "credentials": "user-1", "credentialsType": "cloud",
         ])

@@ -13,6 +13,9 @@ public struct MediaInformation: Sendable, Equatable {
     public var streamType: StreamType
     /// Seconds; nil for live streams and while unknown.
     public var duration: Double?
+    public var tracks: [Track]
+    /// The style as sent (validated), nil when none.
+    public var textTrackStyle: JSONValue?
     /// Every other key, verbatim.
     public var passthrough: [String: JSONValue]
 
@@ -21,6 +24,7 @@ public struct MediaInformation: Sendable, Equatable {
         self.contentId = contentId
         self.streamType = streamType
         self.duration = duration
+        self.tracks = []
         self.passthrough = passthrough
     }
 
@@ -60,14 +64,27 @@ public struct MediaInformation: Sendable, Equatable {
         case let other?:
             throw InvalidParams("\(path).duration: expected a number, got \(other.typeName)")
         }
+        tracks = try decodeTracks(fields.removeValue(forKey: "tracks"), path: "\(path).tracks") ?? []
+        switch fields.removeValue(forKey: "textTrackStyle") {
+        case nil, .null?:
+            textTrackStyle = nil
+        case let style?:
+            try TextTrackStyle.validate(style, path: "\(path).textTrackStyle")
+            textTrackStyle = style
+        }
         passthrough = fields
     }
+
+    /// Whether the media has tracks senders can switch (EDIT_TRACKS).
+    public var hasTracks: Bool { !tracks.isEmpty }
 
     public var json: JSONValue {
         var fields = passthrough
         fields["contentId"] = .string(contentId)
         fields["streamType"] = .string(streamType.rawValue)
         if let duration { fields["duration"] = .number(duration) }
+        if !tracks.isEmpty { fields["tracks"] = .array(tracks.map(\.json)) }
+        if let textTrackStyle { fields["textTrackStyle"] = textTrackStyle }
         return .object(fields)
     }
 }

@@ -6,12 +6,21 @@ import CastWire
 enum MediaRequestError: Error {
     /// INVALID_REQUEST with a `reason` (INVALID_PARAMS, INVALID_COMMAND, INVALID_MEDIA_SESSION_ID ...).
     case invalidRequest(reason: String, detail: String)
-    /// INVALID_PLAYER_STATE: impossible in the current state (no session, idle ...).
+    /// INVALID_PLAYER_STATE: impossible in the current state (no session, still loading ...).
     case invalidPlayerState(detail: String)
 
     static func invalidParams(_ error: InvalidParams) -> MediaRequestError {
         .invalidRequest(reason: "INVALID_PARAMS", detail: error.description)
     }
+
+    static func invalidParams(_ detail: String) -> MediaRequestError {
+        .invalidRequest(reason: "INVALID_PARAMS", detail: detail)
+    }
+}
+
+/// Runs a decoding step, turning a field error into INVALID_PARAMS.
+func params<T>(_ body: () throws(InvalidParams) -> T) throws(MediaRequestError) -> T {
+    do { return try body() } catch { throw .invalidParams(error) }
 }
 
 extension SimulatedDevice {
@@ -42,12 +51,25 @@ extension SimulatedDevice {
         switch request.type {
         case "GET_STATUS": try handleMediaGetStatus(request)
         case "LOAD": try handleLoad(request)
+        case "QUEUE_LOAD": try handleQueueLoad(request)
         case "PLAY": try handlePlay(request)
         case "PAUSE": try handlePause(request)
         case "SEEK": try handleSeek(request)
         case "STOP": try handleMediaStop(request)
         case "SET_VOLUME": try handleStreamVolume(request)
         case "SET_PLAYBACK_RATE": try handleSetPlaybackRate(request)
+        case "EDIT_TRACKS_INFO": try handleEditTracksInfo(request)
+        case "EDIT_AUDIO_TRACKS": try handleEditAudioTracks(request)
+        case "QUEUE_INSERT": try handleQueueInsert(request)
+        case "QUEUE_UPDATE": try handleQueueUpdate(request)
+        case "QUEUE_REMOVE": try handleQueueRemove(request)
+        case "QUEUE_REORDER": try handleQueueReorder(request)
+        case "QUEUE_NEXT": try handleQueueJump(request, by: 1)
+        case "QUEUE_PREV": try handleQueueJump(request, by: -1)
+        case "QUEUE_SHUFFLE": try handleQueueShuffle(request)
+        case "QUEUE_GET_ITEM_IDS": try handleQueueGetItemIds(request)
+        case "QUEUE_GET_ITEMS": try handleQueueGetItems(request)
+        case "QUEUE_GET_ITEM_RANGE": try handleQueueGetItemRange(request)
         default:
             throw .invalidRequest(reason: "INVALID_COMMAND", detail: "unsupported media request type \"\(request.type)\"")
         }
@@ -69,8 +91,7 @@ extension SimulatedDevice {
     /// The session a command addresses: the current one, when `mediaSessionId` is absent
     /// or names it.
     func addressedSession(_ request: Request) throws(MediaRequestError) -> MediaSession {
-        let requested: Int?
-        do { requested = try request.int("mediaSessionId") } catch { throw .invalidParams(error) }
+        let requested = try params { () throws(InvalidParams) in try request.int("mediaSessionId") }
         guard let session = mediaSession else {
             throw .invalidPlayerState(detail: "no media session")
         }
@@ -81,139 +102,91 @@ extension SimulatedDevice {
         return session
     }
 
-    // MARK: Requests
+    /// A session that is playing or paused, not still loading its item.
+    func controllableSession(_ request: Request) throws(MediaRequestError) -> MediaSession {
+        let session = try addressedSession(request)
+        if session.pendingLoad != nil {
+            throw .invalidPlayerState(detail: "item \(session.currentItemId) is still loading")
+        }
+        return session
+    }
+
+    // MARK: Status
 
     private mutating func handleMediaGetStatus(_ request: Request) throws(MediaRequestError) {
-        let entries: [JSONValue] = []
-        if let session = mediaSession {
-            if let requested = try? request.int("mediaSessionId"), requested != session.mediaSessionId {
-                throw .invalidRequest(reason: "INVALID_MEDIA_SESSION_ID",
-                                      detail: "mediaSessionId \(requested) is not the current session \(session.mediaSessionId)")
-            }
-            // Unicast, with the live position and everything that fits.
-            reply(to: request.envelope, on: request.connection,
-                  fittingMediaStatusMessage(session, requestId: request.requestId, parts: [.media, .items], idleReason: nil))
+        guard let session = mediaSession else {
+            // `status: []` when there is no session, unicast.
+            reply(to: request.envelope, on: request.connection, mediaStatusMessage(requestId: request.requestId, entries: []))
             return
         }
-        // `status: []` when there is no session.
-        reply(to: request.envelope, on: request.connection, mediaStatusMessage(requestId: request.requestId, entries: entries))
+        let requested = try params { () throws(InvalidParams) in try request.int("mediaSessionId") }
+        if let requested, requested != session.mediaSessionId {
+            throw .invalidRequest(reason: "INVALID_MEDIA_SESSION_ID",
+                                  detail: "mediaSessionId \(requested) is not the current session \(session.mediaSessionId)")
+        }
+        // options: 1 = NO_METADATA, 2 = NO_QUEUE_ITEMS.
+        let options = try params { () throws(InvalidParams) in try request.int("options") } ?? 0
+        var parts: MediaStatusParts = [.media, .items, .loading]
+        if options & 1 != 0 { parts.insert(.noMetadata) }
+        if options & 2 != 0 { parts.remove(.items) }
+        // Unicast, with the live position and everything that fits.
+        reply(to: request.envelope, on: request.connection,
+              fittingMediaStatusMessage(session, requestId: request.requestId, parts: parts, idleReason: nil))
     }
 
-    private mutating func handleLoad(_ request: Request) throws(MediaRequestError) {
-        guard let mediaJSON = request["media"] else {
-            throw .invalidRequest(reason: "INVALID_PARAMS", detail: "LOAD without media")
-        }
-        let media: MediaInformation
-        let startTime: Double?
-        let activeTrackIds: [Int]?
-        let rate: Double?
-        do {
-            media = try MediaInformation(json: mediaJSON, path: "media")
-            startTime = try request.double("currentTime")
-            activeTrackIds = try request.intArray("activeTrackIds")
-            rate = try request.double("playbackRate")
-        } catch {
-            throw .invalidParams(error)
-        }
-        if let rate, !configuration.playbackRateRange.contains(rate) {
-            throw .invalidRequest(reason: "INVALID_PARAMS", detail: "playbackRate \(rate) outside \(configuration.playbackRateRange)")
-        }
-        // VLC sends "autoplay":"false" as a string and expects playback to start anyway:
-        // only the JSON boolean false holds the player paused.
-        let autoplay = request["autoplay"] != .bool(false)
-
-        var loaded = media
-        if loaded.duration == nil, loaded.streamType != .live {
-            // A real player learns the duration from the stream and reports it.
-            loaded.duration = configuration.defaultMediaDuration
-        }
-        let item = QueueItem(itemId: 1, media: loaded, autoplay: autoplay, startTime: startTime ?? 0,
-                             activeTrackIds: activeTrackIds, customData: nil)
-        interruptCurrentSession()
-
-        lastMediaSessionId += 1
-        let start = (startTime ?? 0).clamped(to: 0...(loaded.duration ?? .greatestFiniteMagnitude))
-        var session = MediaSession(
-            mediaSessionId: lastMediaSessionId, items: [item], currentItemId: item.itemId, playerState: .idle,
-            clock: PlayerClock(position: start, at: now, rate: rate ?? 1, running: false),
-            streamVolume: Volume(level: 1, muted: false), activeTrackIds: activeTrackIds ?? [],
-            customData: request["customData"],
-            credentials: request["credentials"]?.stringValue, credentialsType: request["credentialsType"]?.stringValue)
-
-        // §6.6: first IDLE with extendedStatus LOADING (requestId 0), then the status that
-        // answers the LOAD, now PLAYING or PAUSED.
-        broadcastMediaStatus(session, requestId: 0, parts: [.media, .loading])
-        session.playerState = autoplay ? .playing : .paused
-        session.clock.setRunning(autoplay, at: now, limit: session.effectiveDuration)
-        mediaSession = session
-        broadcastMediaStatus(session, requestId: request.requestId, parts: [.media, .items])
-        log(.info, request.connection, "LOAD \(loaded.contentId) → session \(session.mediaSessionId) \(session.playerState.rawValue)")
-    }
-
-    /// A newer LOAD ends the current session with IDLE/INTERRUPTED.
-    private mutating func interruptCurrentSession() {
-        guard var old = mediaSession else { return }
-        old.clock.setRunning(false, at: now, limit: old.effectiveDuration)
-        old.playerState = .idle
-        broadcastMediaStatus(old, requestId: 0, idleReason: .interrupted)
-        mediaSession = nil
-    }
+    // MARK: Playback
 
     private mutating func handlePlay(_ request: Request) throws(MediaRequestError) {
-        var session = try addressedSession(request)
+        var session = try controllableSession(request)
+        // A live stream paused behind its window resumes at the window's start.
+        let position = session.clampedPosition(session.currentTime(at: now), at: now)
+        session.clock.seek(to: position, at: now)
         session.playerState = .playing
-        session.clock.setRunning(true, at: now, limit: session.effectiveDuration)
+        session.clock.setRunning(true, at: now, limit: session.endPosition(at: now))
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
     }
 
     private mutating func handlePause(_ request: Request) throws(MediaRequestError) {
-        var session = try addressedSession(request)
+        var session = try controllableSession(request)
         session.playerState = .paused
-        session.clock.setRunning(false, at: now, limit: session.effectiveDuration)
+        session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
     }
 
     private mutating func handleSeek(_ request: Request) throws(MediaRequestError) {
-        var session = try addressedSession(request)
-        let absolute: Double?
-        let relative: Double?
-        let resumeState: String?
-        do {
-            absolute = try request.double("currentTime")
-            relative = try request.double("relativeTime")
-            resumeState = try request.string("resumeState")
-        } catch {
-            throw .invalidParams(error)
+        var session = try controllableSession(request)
+        let (absolute, relative, resumeState) = try params { () throws(InvalidParams) in
+            (try request.double("currentTime"), try request.double("relativeTime"), try request.string("resumeState"))
         }
         let current = session.currentTime(at: now)
         // relativeTime takes precedence when present.
         guard let target = relative.map({ current + $0 }) ?? absolute else {
-            throw .invalidRequest(reason: "INVALID_PARAMS", detail: "SEEK needs currentTime or relativeTime")
+            throw .invalidParams("SEEK needs currentTime or relativeTime")
         }
-        let clamped = target.clamped(to: 0...(session.effectiveDuration ?? .greatestFiniteMagnitude))
-        session.clock.seek(to: clamped, at: now)
+        let running: Bool
         switch resumeState {
-        case "PLAYBACK_START":
-            session.playerState = .playing
-            session.clock.setRunning(true, at: now, limit: session.effectiveDuration)
-        case "PLAYBACK_PAUSE":
-            session.playerState = .paused
-            session.clock.setRunning(false, at: now, limit: session.effectiveDuration)
-        case nil, "":
-            break  // go-chromecast sends "" meaning "keep the current state"
+        case "PLAYBACK_START": running = true
+        case "PLAYBACK_PAUSE": running = false
+        case nil, "": running = session.playerState == .playing  // go-chromecast sends "": keep the state
         case let other?:
-            throw .invalidRequest(reason: "INVALID_PARAMS",
-                                  detail: "resumeState: expected PLAYBACK_START or PLAYBACK_PAUSE, got \"\(other)\"")
+            throw .invalidParams("resumeState: expected PLAYBACK_START or PLAYBACK_PAUSE, got \"\(other)\"")
         }
+        // Clamped to the item (or the live window): Android seeks to 4294967296 for "live edge".
+        session.clock.seek(to: session.clampedPosition(target, at: now), at: now)
+        session.playerState = running ? .playing : .paused
+        session.clock.setRunning(running, at: now, limit: session.endPosition(at: now))
+        session.preloadedItemId = nil
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
     }
 
     private mutating func handleMediaStop(_ request: Request) throws(MediaRequestError) {
         var session = try addressedSession(request)
-        session.clock.setRunning(false, at: now, limit: session.effectiveDuration)
+        cancelPendingLoad(of: session)
+        session.pendingLoad = nil
+        session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
         session.playerState = .idle
         mediaSession = nil
         broadcastMediaStatus(session, requestId: request.requestId, idleReason: .cancelled)
@@ -221,58 +194,31 @@ extension SimulatedDevice {
 
     private mutating func handleStreamVolume(_ request: Request) throws(MediaRequestError) {
         var session = try addressedSession(request)
-        do {
-            session.streamVolume = try volumeChange(from: request, current: session.streamVolume)
-        } catch {
-            throw .invalidParams(error)
-        }
+        session.streamVolume = try params { () throws(InvalidParams) in try volumeChange(from: request, current: session.streamVolume) }
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
     }
 
     private mutating func handleSetPlaybackRate(_ request: Request) throws(MediaRequestError) {
         var session = try addressedSession(request)
-        let absolute: Double?
-        let relative: Double?
-        do {
-            absolute = try request.double("playbackRate")
-            relative = try request.double("relativePlaybackRate")
-        } catch {
-            throw .invalidParams(error)
+        let (absolute, relative) = try params { () throws(InvalidParams) in
+            (try request.double("playbackRate"), try request.double("relativePlaybackRate"))
         }
         guard let rate = absolute ?? relative.map({ session.clock.rate * $0 }) else {
-            throw .invalidRequest(reason: "INVALID_PARAMS", detail: "SET_PLAYBACK_RATE needs playbackRate or relativePlaybackRate")
+            throw .invalidParams("SET_PLAYBACK_RATE needs playbackRate or relativePlaybackRate")
         }
-        guard configuration.playbackRateRange.contains(rate) else {
-            throw .invalidRequest(reason: "INVALID_PARAMS",
-                                  detail: "playbackRate \(rate) outside \(configuration.playbackRateRange.lowerBound)...\(configuration.playbackRateRange.upperBound)")
+        let range = configuration.playbackRateRange
+        guard range.contains(rate) else {
+            throw .invalidParams("playbackRate \(rate) outside \(range.lowerBound)...\(range.upperBound)")
         }
-        session.clock.setRate(rate, at: now, limit: session.effectiveDuration)
+        session.clock.setRate(rate, at: now, limit: session.endPosition(at: now))
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
     }
 
-    // MARK: Time
-
-    /// When the current item reaches its end, if it is playing towards one.
-    var mediaDeadline: SimTime? {
-        guard let session = mediaSession, session.playerState == .playing, let duration = session.effectiveDuration else {
-            return nil
-        }
-        return session.clock.time(reaching: duration)
-    }
-
-    /// Ends the item that reached its duration with IDLE/FINISHED.
-    mutating func advanceMedia() {
-        guard let deadline = mediaDeadline, deadline <= now, var session = mediaSession else { return }
-        session.clock.setRunning(false, at: now, limit: session.effectiveDuration)
-        session.playerState = .idle
-        mediaSession = nil
-        broadcastMediaStatus(session, requestId: 0, idleReason: .finished)
-    }
-
     /// The app is going away: its session ends without a status (senders get CLOSE).
     mutating func endMediaSessionForAppStop() {
+        if let session = mediaSession { cancelPendingLoad(of: session) }
         mediaSession = nil
     }
 }

@@ -1,7 +1,7 @@
 import CastWire
 
 /// Command bits of `supportedMediaCommands` (§6.5).
-public struct MediaCommands: OptionSet, Sendable {
+public struct MediaCommands: OptionSet, Sendable, Equatable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
@@ -18,10 +18,13 @@ public struct MediaCommands: OptionSet, Sendable {
     public static let playbackRate = MediaCommands(rawValue: 8192)
     public static let streamTransfer = MediaCommands(rawValue: 262144)
 
-    /// ALL_BASIC_MEDIA | STREAM_TRANSFER = 274447, what a current DMR reports.
-    public static let defaultMediaReceiver: MediaCommands = [
-        .pause, .seek, .streamVolume, .streamMute, .editTracks, .playbackRate, .streamTransfer,
+    /// Every command above.
+    public static let all: MediaCommands = [
+        .pause, .seek, .streamVolume, .streamMute, .queueNext, .queuePrev, .queueShuffle, .queueRepeatAll,
+        .queueRepeatOne, .editTracks, .playbackRate, .streamTransfer,
     ]
+    /// What any session of a media receiver allows.
+    static let basic: MediaCommands = [.pause, .seek, .streamVolume, .streamMute, .playbackRate, .streamTransfer]
 }
 
 /// Which optional parts a MEDIA_STATUS entry carries.
@@ -29,10 +32,27 @@ struct MediaStatusParts: OptionSet {
     let rawValue: Int
     static let media = MediaStatusParts(rawValue: 1)
     static let items = MediaStatusParts(rawValue: 2)
+    /// `extendedStatus` while the first item of a session loads.
     static let loading = MediaStatusParts(rawValue: 4)
+    /// GET_STATUS NO_METADATA: `media` without its `metadata`.
+    static let noMetadata = MediaStatusParts(rawValue: 8)
 }
 
 extension SimulatedDevice {
+    /// What the session allows now, within what the app allows (§6.5): queue commands only
+    /// with somewhere to go or a repeat mode, EDIT_TRACKS only with tracks.
+    func supportedMediaCommands(_ session: MediaSession) -> MediaCommands {
+        var commands = MediaCommands.basic
+        let current = session.currentItemId
+        let repeating = session.repeatMode != .off
+        if session.queue.hasNext(after: current) || repeating { commands.insert(.queueNext) }
+        if session.queue.hasPrevious(before: current) || repeating { commands.insert(.queuePrev) }
+        if session.items.count > 1 || repeating { commands.formUnion([.queueShuffle, .queueRepeatAll, .queueRepeatOne]) }
+        if session.currentItem?.media.hasTracks == true { commands.insert(.editTracks) }
+        let allowed = runningApp?.definition.allowedMediaCommands ?? .all
+        return commands.intersection(allowed)
+    }
+
     /// One MediaStatus object (§6.4). The always-present fields are always here:
     /// the Android SDK drops a status without `mediaSessionId`, and needs both volume keys.
     func mediaStatusEntry(_ session: MediaSession, parts: MediaStatusParts = [], idleReason: IdleReason? = nil) -> JSONValue {
@@ -41,17 +61,32 @@ extension SimulatedDevice {
             "playerState": .string(session.playerState.rawValue),
             "currentTime": .number(session.currentTime(at: now)),
             "playbackRate": .number(session.clock.rate),
-            "supportedMediaCommands": .number(Double(MediaCommands.defaultMediaReceiver.rawValue)),
+            "supportedMediaCommands": .number(Double(supportedMediaCommands(session).rawValue)),
             "volume": ["level": .number(session.streamVolume.level), "muted": .bool(session.streamVolume.muted)],
             "currentItemId": .number(Double(session.currentItemId)),
-            "repeatMode": .string(session.repeatMode),
+            "repeatMode": .string(session.repeatMode.rawValue),
             "activeTrackIds": .array(session.activeTrackIds.map { .number(Double($0)) }),
         ]
         if let idleReason { fields["idleReason"] = .string(idleReason.rawValue) }
         if let customData = session.customData { fields["customData"] = customData }
-        if parts.contains(.media), let media = session.currentItem?.media { fields["media"] = media.json }
-        if parts.contains(.items) { fields["items"] = .array(session.items.map(\.json)) }
-        if parts.contains(.loading), let media = session.currentItem?.media {
+        if let loading = session.loadingItemId { fields["loadingItemId"] = .number(Double(loading)) }
+        if let preloaded = session.preloadedItemId { fields["preloadedItemId"] = .number(Double(preloaded)) }
+        if let queueData = session.queue.queueData { fields["queueData"] = queueData }
+        if let range = session.liveSeekableRange(at: now) {
+            fields["liveSeekableRange"] = [
+                "start": .number(range.start), "end": .number(range.end), "isMovingWindow": true, "isLiveDone": false,
+            ]
+        }
+        let stripMetadata = parts.contains(.noMetadata)
+        if parts.contains(.media), let media = session.currentItem?.media {
+            fields["media"] = stripMetadata ? media.json.removing("metadata") : media.json
+        }
+        if parts.contains(.items) {
+            fields["items"] = .array(session.items.map { item in
+                stripMetadata ? item.json.replacing("media", with: item.media.json.removing("metadata")) : item.json
+            })
+        }
+        if parts.contains(.loading), session.pendingLoad?.isInitial == true, let media = session.currentItem?.media {
             fields["extendedStatus"] = [
                 "playerState": "LOADING", "media": media.json,
                 "mediaSessionId": .number(Double(session.mediaSessionId)),
@@ -86,5 +121,19 @@ extension SimulatedDevice {
             parts.remove(dropped)
         }
         return mediaStatusMessage(requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason)])
+    }
+}
+
+extension JSONValue {
+    func removing(_ key: String) -> JSONValue {
+        guard case .object(var fields) = self else { return self }
+        fields.removeValue(forKey: key)
+        return .object(fields)
+    }
+
+    func replacing(_ key: String, with value: JSONValue) -> JSONValue {
+        guard case .object(var fields) = self else { return self }
+        fields[key] = value
+        return .object(fields)
     }
 }

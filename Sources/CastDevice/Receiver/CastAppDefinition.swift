@@ -15,12 +15,17 @@ public struct CastAppDefinition: Sendable, Equatable {
     public var displayName: String
     public var namespaces: [String]
     public var behaviour: Behaviour
+    /// The media commands this app allows at most; `supportedMediaCommands` is what the
+    /// session allows (queue bits only with a next/previous item ...) within this.
+    public var allowedMediaCommands: MediaCommands
 
-    public init(appId: String, displayName: String, namespaces: [String], behaviour: Behaviour) {
+    public init(appId: String, displayName: String, namespaces: [String], behaviour: Behaviour,
+                allowedMediaCommands: MediaCommands = .all) {
         self.appId = appId
         self.displayName = displayName
         self.namespaces = namespaces
         self.behaviour = behaviour
+        self.allowedMediaCommands = allowedMediaCommands
     }
 
     /// The Default Media Receiver, `CC1AD845` (§5.5).

@@ -1,0 +1,109 @@
+import CastWire
+
+// What happens to a media session as time passes: loads finish, the next item preloads,
+// items end and the queue advances per its repeat mode.
+
+extension SimulatedDevice {
+    /// The next time the media session has something to do.
+    var mediaDeadline: SimTime? {
+        guard let session = mediaSession else { return nil }
+        if let pending = session.pendingLoad { return pending.readyAt }
+        guard session.playerState == .playing else { return nil }
+        var deadline = session.isLive ? nil : session.currentItem?.endPosition.flatMap(session.clock.time(reaching:))
+        if let preloadAt = preloadTime(of: session) { deadline = min(deadline ?? preloadAt, preloadAt) }
+        return deadline
+    }
+
+    /// When the next item should be reported preloaded: `preloadTime` seconds before the
+    /// current one ends.
+    private func preloadTime(of session: MediaSession) -> SimTime? {
+        guard session.preloadedItemId == nil, !session.isLive,
+              let next = nextItem(in: session), let preload = next.preloadTime,
+              let end = session.currentItem?.endPosition else { return nil }
+        return session.clock.time(reaching: max(0, end - preload))
+    }
+
+    /// The item that follows the current one when it ends, per the repeat mode.
+    private func nextItem(in session: MediaSession) -> QueueItem? {
+        switch session.repeatMode {
+        case .single: session.currentItem
+        case .off, .all: session.queue.item(from: session.currentItemId, offset: 1)
+        case .allAndShuffle:
+            // At the end of the queue it is reshuffled; which item comes first is not known yet.
+            session.queue.index(of: session.currentItemId) == session.items.count - 1
+                ? nil : session.queue.item(from: session.currentItemId, offset: 1)
+        }
+    }
+
+    /// Handles everything due at `now`, in order.
+    mutating func advanceMedia() {
+        for _ in 0..<16 {
+            guard let deadline = mediaDeadline, deadline <= now, let session = mediaSession else { return }
+            if session.pendingLoad != nil {
+                completeDueLoad()
+            } else if let preloadAt = preloadTime(of: session), preloadAt <= now,
+                      let next = nextItem(in: session) {
+                var updated = session
+                updated.preloadedItemId = next.itemId
+                mediaSession = updated
+                broadcastMediaStatus(updated, requestId: 0)
+            } else {
+                currentItemEnded()
+            }
+        }
+    }
+
+    /// The current item reached its end: the next one loads, or the session finishes.
+    private mutating func currentItemEnded() {
+        guard var session = mediaSession else { return }
+        session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
+        session.playerState = .idle
+        var next = nextItem(in: session)
+        if next == nil, session.repeatMode == .allAndShuffle, !session.items.isEmpty {
+            session.queue.shuffle(using: &ids)
+            next = session.items.first
+            broadcastQueueChange(session, "UPDATE", itemIds: session.queue.itemIds)
+        }
+        guard let next else {
+            // End of the queue: IDLE/FINISHED with no loadingItemId (go-chromecast waits for that).
+            mediaSession = nil
+            broadcastMediaStatus(session, requestId: 0, idleReason: .finished)
+            return
+        }
+        // IDLE/FINISHED for the item that ended, naming the one that loads next.
+        var ended = session
+        ended.pendingLoad = PendingLoad(itemId: next.itemId, readyAt: now, outcome: .play, requester: nil,
+                                        autoplay: true, startPosition: 0, isInitial: false)
+        broadcastMediaStatus(ended, requestId: 0, idleReason: .finished)
+        beginLoad(of: next, in: &session, requester: nil, autoplay: next.autoplay, position: nil, initial: false)
+        mediaSession = session
+        completeDueLoad()
+    }
+
+    /// Makes `item` current on request of a queue command: it loads, and plays if it autoplays.
+    mutating func jump(to item: QueueItem, in session: inout MediaSession, position: Double?) {
+        beginLoad(of: item, in: &session, requester: nil, autoplay: item.autoplay, position: position, initial: false)
+    }
+
+    func broadcastQueueChangeMessage(_ session: MediaSession, _ changeType: String, itemIds: [Int],
+                                     insertBefore: Int? = nil, reorderItemIds: [Int]? = nil) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "type": "QUEUE_CHANGE", "requestId": 0, "changeType": .string(changeType),
+            "itemIds": .array(itemIds.map { .number(Double($0)) }),
+            "sequenceNumber": .number(Double(session.queue.sequenceNumber)),
+        ]
+        if let insertBefore { fields["insertBefore"] = .number(Double(insertBefore)) }
+        if let reorderItemIds { fields["reorderItemIds"] = .array(reorderItemIds.map { .number(Double($0)) }) }
+        return .object(fields)
+    }
+
+    /// Tells every sender how the queue changed (§6.3 QUEUE_CHANGE), unsolicited: the
+    /// request that caused it completes on its MEDIA_STATUS.
+    mutating func broadcastQueueChange(_ session: MediaSession, _ changeType: String, itemIds: [Int],
+                                       insertBefore: Int? = nil, reorderItemIds: [Int]? = nil) {
+        guard let transportId = runningApp?.transportId else { return }
+        broadcast(from: transportId, namespace: CastNamespace.media,
+                  broadcastQueueChangeMessage(session, changeType, itemIds: itemIds, insertBefore: insertBefore,
+                                              reorderItemIds: reorderItemIds))
+    }
+}
