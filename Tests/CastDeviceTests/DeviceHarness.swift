@@ -104,3 +104,69 @@ struct Sent {
     /// The first MediaStatus of a MEDIA_STATUS.
     var mediaStatus: JSONValue? { json["status"]?.arrayValue?.first }
 }
+
+/// A device with the DMR running and one sender connected to it: the setting of every
+/// media test.
+struct MediaHarness {
+    var harness: DeviceHarness
+    let connection: ConnectionID
+    let transportId: String
+    private var nextRequestId = 100
+
+    init(configure: (inout DeviceConfiguration) -> Void = { _ in }) {
+        harness = DeviceHarness { configuration in
+            configuration.heartbeatInterval = nil
+            configuration.idleTimeout = nil
+            configure(&configuration)
+        }
+        (connection, transportId) = harness.launchDefaultMediaReceiver()
+    }
+
+    /// Sends a media request (a requestId is added when missing) and returns the replies.
+    @discardableResult
+    mutating func send(_ fields: [String: JSONValue]) -> [Sent] {
+        var fields = fields
+        if fields["requestId"] == nil {
+            nextRequestId += 1
+            fields["requestId"] = .number(Double(nextRequestId))
+        }
+        return harness.send(connection, to: transportId, CastNamespace.media, .object(fields))
+    }
+
+    @discardableResult
+    mutating func advance(_ seconds: Double) -> [Sent] { harness.advance(seconds) }
+
+    var session: MediaSession? { harness.device.runningApp?.media?.session }
+
+    /// A queue item for `name`, `duration` seconds long.
+    static func item(_ name: String, duration: Double = 60, extra: [String: JSONValue] = [:]) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "media": ["contentId": .string("http://example.test/\(name).mp3"), "contentType": "audio/mpeg",
+                      "streamType": "BUFFERED", "duration": .number(duration),
+                      "metadata": ["metadataType": 3, "title": .string(name)]],
+        ]
+        fields.merge(extra) { _, new in new }
+        return .object(fields)
+    }
+
+    /// QUEUE_LOADs `count` items named t1...tN.
+    @discardableResult
+    mutating func queueLoad(_ count: Int, duration: Double = 60, repeatMode: String = "REPEAT_OFF",
+                            startIndex: Int = 0, extra: [String: JSONValue] = [:]) -> [Sent] {
+        var fields: [String: JSONValue] = [
+            "type": "QUEUE_LOAD", "repeatMode": .string(repeatMode), "startIndex": .number(Double(startIndex)),
+            "items": .array((1...count).map { Self.item("t\($0)", duration: duration) }),
+        ]
+        fields.merge(extra) { _, new in new }
+        return send(fields)
+    }
+
+    var itemIds: [Int] { session?.queue.itemIds ?? [] }
+}
+
+extension Array where Element == Sent {
+    /// The messages of one type.
+    func ofType(_ type: String) -> [Sent] { filter { $0.type == type } }
+    /// The MediaStatus entries of every MEDIA_STATUS, in order.
+    var statuses: [JSONValue] { ofType("MEDIA_STATUS").compactMap(\.mediaStatus) }
+}
