@@ -23,9 +23,10 @@ extension SimulatedDevice {
             if let requestedIds { try validateActiveTracks(requestedIds, against: tracks, path: "activeTrackIds") }
         }
 
-        var active = requestedIds ?? session.activeTrackIds
         let isText = { (id: Int) in tracks.first { $0.trackId == id }?.kind == .text }
-        // `language` takes precedence over activeTrackIds: the text track in that language.
+        // `language` takes precedence over activeTrackIds: the current audio/video tracks
+        // stay, and the text track in that language replaces the active text track.
+        var active = language == nil ? requestedIds ?? session.activeTrackIds : session.activeTrackIds
         if let language {
             guard let track = tracks.first(where: { $0.kind == .text && $0.matches(language: language) }) else {
                 throw .invalidRequest(reason: "LANGUAGE_NOT_SUPPORTED", detail: "no TEXT track in language \"\(language)\"")
