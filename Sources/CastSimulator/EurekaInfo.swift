@@ -36,15 +36,16 @@ struct EurekaInfo {
         ]
     }
 
-    /// `params=device_info,name` selects sections; without `params`, the flat form recent
-    /// firmware returns over plain HTTP, plus `device_info` for pychromecast.
+    /// `params=device_info,name` selects sections (plus the top-level `ssdp_udn`); without
+    /// `params`, the flat form recent firmware returns over plain HTTP, plus `device_info`.
     func json(params: String?) -> JSONValue {
         let all = sections
         guard let params, !params.isEmpty else {
             let flat = ["name", "ssdp_udn", "version", "build_version", "cast_build_revision", "device_info"]
             return .object(all.filter { flat.contains($0.key) })
         }
-        var selected: [String: JSONValue] = [:]
+        // The id is always there: pychromecast and catt need it to connect by IP.
+        var selected: [String: JSONValue] = ["ssdp_udn": .string(identity.dashedUUID)]
         for name in params.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             if let section = all[name] { selected[name] = section }
         }

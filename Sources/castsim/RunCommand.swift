@@ -71,6 +71,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let shutdown = ShutdownSignal()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = logLevel.level
@@ -98,7 +99,7 @@ struct RunCommand: AsyncParsableCommand {
         // buffered stdout would hold it back when it is a pipe.
         FileHandle.standardOutput.write(Data((simulator.readyLine + "\n").utf8))
         logger.info("device \"\(identity.friendlyName)\" (\(identity.modelName), \(identity.dashedUUID)) is up: \(simulator.readyLine)")
-        let signal = await ShutdownSignal.wait()
+        let signal = await shutdown.wait()
         logger.info("received \(signal), shutting down")
         await simulator.stop()
     }

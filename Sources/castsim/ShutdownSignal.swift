@@ -1,39 +1,44 @@
 import Dispatch
 import Foundation
 
-/// Waits for SIGINT or SIGTERM, so `castsim run` can close its connections and release
-/// its ports before exiting.
-enum ShutdownSignal {
-    static func wait() async -> String {
-        await withCheckedContinuation { continuation in
-            let queue = DispatchQueue(label: "castsim.signals")
-            let once = Once()
-            var sources: [any DispatchSourceSignal] = []
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler {
-                    if once.claim() { continuation.resume(returning: name) }
-                }
-                source.resume()
-                sources.append(source)
-            }
-            // The sources must outlive this scope; they live until the process exits.
-            Self.retained = sources
+/// SIGINT and SIGTERM, caught from the moment `castsim run` starts, so a signal that
+/// arrives while the device is still starting is not lost (and does not kill the process
+/// before it has released its ports).
+final class ShutdownSignal: @unchecked Sendable {
+    // @unchecked: `received` and `waiter` are only touched on the serial `queue`.
+    private let queue = DispatchQueue(label: "castsim.signals")
+    private var sources: [any DispatchSourceSignal] = []
+    private var received: String?
+    private var waiter: CheckedContinuation<String, Never>?
+
+    /// Starts catching the signals.
+    init() {
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [unowned self] in deliver(name) }
+            source.resume()
+            sources.append(source)
         }
     }
 
-    /// Only touched on the main actor's first call, before any signal can arrive.
-    nonisolated(unsafe) private static var retained: [any DispatchSourceSignal] = []
-}
+    private func deliver(_ name: String) {
+        guard received == nil else { return }
+        received = name
+        waiter?.resume(returning: name)
+        waiter = nil
+    }
 
-/// Lets exactly one of several racing callbacks through (all run on one serial queue).
-private final class Once: @unchecked Sendable {
-    // @unchecked: only ever read and written on the serial "castsim.signals" queue.
-    private var done = false
-    func claim() -> Bool {
-        if done { return false }
-        done = true
-        return true
+    /// Returns the first signal received, at once if one already came.
+    func wait() async -> String {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                if let received {
+                    continuation.resume(returning: received)
+                } else {
+                    waiter = continuation
+                }
+            }
+        }
     }
 }

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -46,7 +48,13 @@ _ALL_DEVICES: list[CastsimDevice] = []
 
 
 @pytest.fixture(scope="session")
-def castsim_bin() -> Path:
+def castsim_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private copy of the binary under test.
+
+    Running a copy keeps the whole session on one build and avoids ETXTBSY
+    ("Text file busy") when `swift build` relinks the binary mid-run. The
+    copy can live anywhere: its RUNPATH is the toolchain's absolute path.
+    """
     binary = castsim_binary()
     if not (binary.is_file() and os.access(binary, os.X_OK)):
         pytest.fail(
@@ -54,7 +62,15 @@ def castsim_bin() -> Path:
             "Build it with `swift build` or point CASTSIM_BIN at it.",
             pytrace=False,
         )
-    return binary
+    copy = tmp_path_factory.mktemp("bin") / binary.name
+    for _ in range(5):
+        before = binary.stat()
+        shutil.copy2(binary, copy)
+        after = binary.stat()
+        if (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size):
+            return copy
+        time.sleep(2)  # being relinked right now; try again
+    pytest.fail(f"{binary} kept changing while being copied", pytrace=False)
 
 
 @pytest.fixture

@@ -172,11 +172,22 @@ class CastsimDevice:
         return self.proc.poll() is None
 
     def stderr_tail(self, lines: int = 80) -> str:
+        """Last `lines` lines of stderr; for a Swift crash report, its start.
+
+        A crash report ends with register dumps, so its useful part (the
+        crashing thread's backtrace) is at the top of the report.
+        """
         try:
             text = self.stderr_path.read_text(errors="replace")
         except OSError as err:
             return f"<cannot read {self.stderr_path}: {err}>"
-        tail = text.splitlines()[-lines:]
+        all_lines = text.splitlines()
+        for index, line in enumerate(all_lines):
+            if line.startswith("*** Program crashed"):
+                before = all_lines[max(0, index - 10) : index]
+                report = all_lines[index : index + lines]
+                return "\n".join([*before, *report, "[... rest of crash report in file]"])
+        tail = all_lines[-lines:]
         return "\n".join(tail) if tail else "<empty>"
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = STOP_TIMEOUT) -> int:

@@ -50,6 +50,8 @@ BACKDROP_APP_ID = pychromecast.IDLE_APP_ID  # "E8C28D3C", the idle screen app
 # PONG for 20 s, so 25 s of silence is enough to catch a missing PONG.
 IDLE_SECONDS = 25
 
+DASHED_UUID = re.compile(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", re.IGNORECASE)
+
 SenderFactory = Callable[[CastsimDevice], Sender]
 
 
@@ -208,15 +210,20 @@ def test_device_info_via_eureka(castsim_factory) -> None:
     for scheme, port in (("https", HTTPS_PORT), ("http", HTTP_PORT)):
         url = f"{scheme}://{device.host}:{port}/setup/eureka_info?params=device_info,name"
         body = fetch_json(url)
-        assert body["name"] == name, url
-        assert re.fullmatch(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", body["ssdp_udn"]), url
-        assert uuidlib.UUID(body["ssdp_udn"]) == device_uuid, url
-        device_info = body["device_info"]
-        assert device_info["model_name"] == model, url
-        assert uuidlib.UUID(device_info["ssdp_udn"]) == device_uuid, url
-        assert device_info["manufacturer"], url
-        assert device_info["capabilities"]["display_supported"] is True, url
-        assert device_info["capabilities"]["multizone_supported"] is False, url
+        where = f"{url} -> {body}"
+        assert body.get("name") == name, where
+        # pychromecast reads device_info.ssdp_udn (top-level only as a fallback),
+        # but the castsim contract promises both.
+        assert DASHED_UUID.fullmatch(str(body.get("ssdp_udn"))), f"top-level ssdp_udn: {where}"
+        assert uuidlib.UUID(body["ssdp_udn"]) == device_uuid, where
+        device_info = body.get("device_info") or {}
+        assert device_info.get("model_name") == model, where
+        assert DASHED_UUID.fullmatch(str(device_info.get("ssdp_udn"))), where
+        assert uuidlib.UUID(device_info["ssdp_udn"]) == device_uuid, where
+        assert device_info.get("manufacturer"), where
+        capabilities = device_info.get("capabilities") or {}
+        assert capabilities.get("display_supported") is True, where
+        assert capabilities.get("multizone_supported") is False, where
 
 
 def test_media_playback_controls(sender: Sender) -> None:
@@ -385,3 +392,19 @@ def test_signal_shuts_down_cleanly(
         what="pychromecast to notice the closed connection",
         details=sender.describe,
     )
+
+
+def test_sigterm_right_after_ready_line(castsim_factory) -> None:
+    """Scripts may stop castsim as soon as it is ready: the signal handlers
+    must be in place before the ready line is printed (otherwise SIGTERM
+    either kills it with the default action or is lost and it hangs)."""
+    for attempt in range(3):
+        device: CastsimDevice = castsim_factory()
+        status = device.stop(signal.SIGTERM, timeout=5)
+        assert not device.needed_sigkill, (
+            f"attempt {attempt}: castsim ignored SIGTERM sent right after its ready line"
+        )
+        assert status == 0, (
+            f"attempt {attempt}: castsim exited with status {status} on SIGTERM "
+            "sent right after its ready line (negative = killed by that signal)"
+        )
