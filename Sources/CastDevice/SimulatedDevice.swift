@@ -14,10 +14,14 @@ public struct SimulatedDevice: Sendable {
     var ids: IdentifierGenerator
     var pending: [DeviceOutput] = []
     var now: SimTime
+    /// The request being answered, for ``DeviceConfiguration/isolateRequestIds``.
+    var activeRequester: Requester?
 
     /// Device volume (receiver namespace), distinct from each media session's stream volume.
     public internal(set) var volume: Volume
     public internal(set) var runningApp: RunningApp?
+    /// The TV is in standby (video devices): `isStandBy` true, `isActiveInput` false.
+    public internal(set) var isStandBy = false
     /// Last `mediaSessionId` handed out; they increase for the life of the device.
     var lastMediaSessionId = 0
 
@@ -132,7 +136,7 @@ public struct SimulatedDevice: Sendable {
                 log(.info, connection, "dropped \(envelope.namespace) message to receiver-0: not a platform namespace")
                 return
             }
-            handleReceiverNamespace(envelope, on: connection)
+            withRequest(envelope, on: connection) { $0.handleReceiverNamespace($1, envelope, on: connection) }
             return
         }
         guard let app = runningApp, app.transportId == envelope.destinationId else {
@@ -144,10 +148,20 @@ public struct SimulatedDevice: Sendable {
             return
         }
         if envelope.namespace == CastNamespace.media, app.definition.behaviour == .mediaReceiver {
-            handleMediaNamespace(envelope, on: connection)
+            withRequest(envelope, on: connection) { $0.handleMediaNamespace($1, envelope, on: connection) }
         } else {
             log(.debug, connection, "\(envelope.namespace) message to \(app.definition.displayName) accepted, no handler")
         }
+    }
+
+    /// Decodes a JSON request once and runs its handler with the request's sender
+    /// recorded as the one being answered.
+    private mutating func withRequest(_ envelope: CastEnvelope, on connection: ConnectionID,
+                                      _ body: (inout SimulatedDevice, Result<Request, Request.Malformed>) -> Void) {
+        let decoded = Request.decode(envelope, on: connection)
+        if case .success(let request) = decoded { activeRequester = Requester(request) }
+        body(&self, decoded)
+        activeRequester = nil
     }
 
     // MARK: Output helpers
@@ -172,7 +186,19 @@ public struct SimulatedDevice: Sendable {
 
     /// Sends a JSON payload from `localId` to every socket connected to it, destination `*`.
     mutating func broadcast(from localId: String, namespace: String, _ payload: JSONValue) {
-        let recipients = virtualConnections.subscribers(of: localId)
+        var recipients = virtualConnections.subscribers(of: localId)
+        if configuration.isolateRequestIds, let requester = activeRequester, let requestId = payload["requestId"]?.intValue,
+           requestId != 0, requestId == requester.requestId {
+            // The requester alone gets its id back; the others a copy with requestId 0.
+            send(from: localId, to: requester.senderId, on: requester.connection, namespace: namespace, payload)
+            recipients.removeAll { $0 == requester.connection }
+            guard !recipients.isEmpty else { return }
+            let copy = CastEnvelope(
+                sourceId: localId, destinationId: CastEndpoint.broadcast, namespace: namespace,
+                payload: .string(payload.replacing("requestId", with: 0).jsonText()))
+            pending.append(.send(copy, to: recipients))
+            return
+        }
         guard !recipients.isEmpty else { return }
         let envelope = CastEnvelope(
             sourceId: localId, destinationId: CastEndpoint.broadcast,

@@ -52,6 +52,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("default-duration"), help: "Duration in seconds of BUFFERED media loaded without one.")
     var defaultDuration: Double = 600
 
+    @Flag(name: .customLong("isolate-request-ids"), help: """
+        Answer the requester alone with its requestId and send other senders a copy with \
+        requestId 0. Real devices broadcast the requester's id to everyone; isolation keeps \
+        several pychromecast instances from completing each other's requests.
+        """)
+    var isolateRequestIds = false
+
     @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen).")
     var audioOnly = false
 
@@ -87,6 +94,7 @@ struct RunCommand: AsyncParsableCommand {
         device.heartbeatInterval = heartbeatInterval > 0 ? heartbeatInterval : nil
         device.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
         device.defaultMediaDuration = defaultDuration
+        device.isolateRequestIds = isolateRequestIds
 
         var configuration = SimulatorConfiguration(device: device, logger: logger)
         configuration.host = host

@@ -355,6 +355,46 @@ class HeartbeatRecorder(BaseController):
         return True
 
 
+class TrafficRecorder:
+    """Records the requestIds a sender sends and the messages it receives.
+
+    Messages are observed by extra handlers on the given namespaces (every
+    handler of a namespace sees every message). Sent ids are captured by
+    wrapping SocketClient.send_message, which writes the requestId into the
+    payload dict it is given.
+    """
+
+    class _Handler(BaseController):
+        def __init__(self, namespace: str, sink: list) -> None:
+            super().__init__(namespace, target_platform=True)
+            self._sink = sink
+
+        def receive_message(self, message: Any, data: dict) -> bool:
+            self._sink.append(
+                (message.namespace, message.source_id, message.destination_id, data)
+            )
+            return False  # let the real controllers handle it
+
+    def __init__(self, sender: "Sender", namespaces: tuple[str, ...]) -> None:
+        self.sent_request_ids: set[int] = set()
+        self.received: list[tuple[str, str, str, dict]] = []
+        socket_client = sender.cast.socket_client
+        original_send = socket_client.send_message
+
+        def recording_send(destination_id, namespace, data, **kwargs):  # type: ignore[no-untyped-def]
+            try:
+                return original_send(destination_id, namespace, data, **kwargs)
+            finally:
+                if isinstance(data.get("requestId"), int):
+                    self.sent_request_ids.add(data["requestId"])
+
+        # Controllers call self._socket_client.send_message / send_*_message,
+        # which look the method up on the instance, so this catches them all.
+        socket_client.send_message = recording_send  # type: ignore[method-assign]
+        for namespace in namespaces:
+            sender.cast.register_handler(self._Handler(namespace, self.received))
+
+
 @dataclass
 class Sender:
     """A pychromecast client connected to one castsim device."""

@@ -35,6 +35,7 @@ from e2e_harness import (
     HTTPS_PORT,
     CastsimDevice,
     Sender,
+    TrafficRecorder,
     wait_until,
 )
 
@@ -44,6 +45,7 @@ MEDIA_URL = "http://127.0.0.1:1/movie.mp4"
 MEDIA_TYPE = "video/mp4"
 MEDIA_TITLE = "castsim e2e movie"
 NS_MEDIA = "urn:x-cast:com.google.cast.media"
+NS_RECEIVER = "urn:x-cast:com.google.cast.receiver"
 BACKDROP_APP_ID = pychromecast.IDLE_APP_ID  # "E8C28D3C", the idle screen app
 
 # pychromecast pings every 10 s and drops the connection when it has had no
@@ -343,6 +345,64 @@ def test_second_sender_observes_changes(
 
     for sender in (first, second, late):
         assert_never_reconnected(sender)
+
+
+def test_isolated_request_ids_keep_senders_apart(
+    castsim_factory, sender_factory: SenderFactory
+) -> None:
+    """pychromecast completes a pending request as soon as ANY message carries
+    its requestId (SocketClient._run_once checks every message's requestId
+    against its callbacks, whatever the namespace), and every instance counts
+    from 1. A real device broadcasts the status that answers a request with
+    that request's id to every sender, so two pychromecast instances can
+    complete each other's requests. With --isolate-request-ids castsim answers
+    the requester alone with its id and sends the others a copy with 0."""
+    device = castsim_factory(extra_args=("--isolate-request-ids",))
+    first = sender_factory(device)
+    second = sender_factory(device)
+    traffic = TrafficRecorder(second, (NS_RECEIVER, NS_MEDIA))
+
+    # The first sender's requests quickly use ids the idle second one never sends.
+    start_playback(first)
+    first.media.pause()
+    first.cast.set_volume(0.6)
+    first.media.play()
+    wait_for_player_state(second, MEDIA_PLAYER_STATE_PLAYING, "on second sender")
+    wait_for_volume(second, 0.6)
+
+    foreign = [
+        f"{namespace} {data.get('type')} from {source} to {destination} "
+        f"requestId={data.get('requestId')}"
+        for namespace, source, destination, data in traffic.received
+        if data.get("requestId") not in (None, 0)
+        and data.get("requestId") not in traffic.sent_request_ids
+    ]
+    assert not foreign, (
+        "the second sender received messages carrying requestIds it never sent "
+        f"(it sent {sorted(traffic.sent_request_ids)}); with --isolate-request-ids "
+        "its copies must use requestId 0:\n  " + "\n  ".join(foreign)
+    )
+
+
+def test_broadcasts_carry_the_requesters_id_by_default(
+    device: CastsimDevice, sender_factory: SenderFactory
+) -> None:
+    """Like a real device: the MEDIA_STATUS that answers the first sender's
+    PAUSE reaches the second sender with the first sender's requestId."""
+    first = sender_factory(device)
+    second = sender_factory(device)
+    traffic = TrafficRecorder(second, (NS_MEDIA,))
+    start_playback(first)
+    response = expect_response(first, "pause", lambda cb: first.media._send_command({"type": "PAUSE"}, cb))
+    assert response is not None
+    pause_id = response["requestId"]
+    wait_until(
+        lambda: any(
+            data.get("type") == "MEDIA_STATUS" and data.get("requestId") == pause_id and destination == "*"
+            for _namespace, _source, destination, data in traffic.received
+        ),
+        what=f"the PAUSE status (requestId {pause_id}) broadcast to the second sender",
+    )
 
 
 def test_connection_survives_idle(sender: Sender) -> None:

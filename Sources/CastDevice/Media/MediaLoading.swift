@@ -97,11 +97,14 @@ extension SimulatedDevice {
                             position: Double?, initial: Bool) {
         let behaviour = configuration.mediaLoadPolicy.behaviour(for: item.media)
         var item = item
+        applyCatalogFacts(behaviour, to: &item.media)
         if item.media.streamType != .live, item.media.duration == nil {
             // A real player learns the length from the stream and reports it.
-            item.media.duration = behaviour.duration ?? configuration.defaultMediaDuration
-            session.queue.replaceItem(item)
+            item.media.duration = configuration.defaultMediaDuration
         }
+        session.queue.replaceItem(item)
+        session.bufferingPhases = behaviour.bufferingPhases.sorted { $0.position < $1.position }
+        session.bufferingUntil = nil
         session.currentItemId = item.itemId
         session.playerState = .idle
         session.preloadedItemId = nil
@@ -116,6 +119,27 @@ extension SimulatedDevice {
             autoplay: autoplay, startPosition: start, isInitial: initial)
     }
 
+    /// What the simulated media really is wins over the sender's claims (length, live or
+    /// not); what the sender left out (type, tracks, metadata) comes from the catalog.
+    private func applyCatalogFacts(_ behaviour: MediaLoadBehaviour, to media: inout MediaInformation) {
+        if let streamType = behaviour.streamType { media.streamType = streamType }
+        if media.streamType == .live {
+            media.duration = nil
+        } else if let duration = behaviour.duration {
+            media.duration = duration
+        }
+        if let contentType = behaviour.contentType, media.passthrough["contentType"] == nil {
+            media.passthrough["contentType"] = .string(contentType)
+        }
+        if let metadata = behaviour.metadata, media.passthrough["metadata"] == nil || media.passthrough["metadata"] == [:] {
+            media.passthrough["metadata"] = metadata
+        }
+        if let tracks = behaviour.tracks, media.tracks.isEmpty,
+           let decoded = try? decodeTracks(tracks, path: "catalog.tracks") {
+            media.tracks = decoded ?? []
+        }
+    }
+
     /// Finishes the current session's load if its time has come.
     mutating func completeDueLoad() {
         guard var session = mediaSession, let pending = session.pendingLoad,
@@ -127,7 +151,10 @@ extension SimulatedDevice {
             session.playerState = pending.autoplay ? .playing : .paused
             session.clock.setRunning(pending.autoplay, at: now, limit: session.endPosition(at: now))
             mediaSession = session
+            let previous = activeRequester
+            activeRequester = pending.requester ?? previous
             broadcastMediaStatus(session, requestId: pending.requester?.requestId ?? 0, parts: [.media, .items])
+            activeRequester = previous
         case .fail(let code, let reason):
             if let requester = pending.requester {
                 var failure: [String: JSONValue] = [

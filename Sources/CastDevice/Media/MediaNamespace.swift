@@ -30,9 +30,10 @@ extension SimulatedDevice {
         set { runningApp?.media?.session = newValue }
     }
 
-    mutating func handleMediaNamespace(_ envelope: CastEnvelope, on connection: ConnectionID) {
+    mutating func handleMediaNamespace(_ decoded: Result<Request, Request.Malformed>, _ envelope: CastEnvelope,
+                                 on connection: ConnectionID) {
         let request: Request
-        switch Request.decode(envelope, on: connection) {
+        switch decoded {
         case .success(let decoded):
             request = decoded
         case .failure(let malformed):
@@ -142,6 +143,7 @@ extension SimulatedDevice {
         let position = session.clampedPosition(session.currentTime(at: now), at: now)
         session.clock.seek(to: position, at: now)
         session.playerState = .playing
+        session.bufferingUntil = nil
         session.clock.setRunning(true, at: now, limit: session.endPosition(at: now))
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
@@ -150,6 +152,7 @@ extension SimulatedDevice {
     private mutating func handlePause(_ request: Request) throws(MediaRequestError) {
         var session = try controllableSession(request)
         session.playerState = .paused
+        session.bufferingUntil = nil
         session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
@@ -169,13 +172,14 @@ extension SimulatedDevice {
         switch resumeState {
         case "PLAYBACK_START": running = true
         case "PLAYBACK_PAUSE": running = false
-        case nil, "": running = session.playerState == .playing  // go-chromecast sends "": keep the state
+        case nil, "": running = session.playerState != .paused  // go-chromecast sends "": keep the state
         case let other?:
             throw .invalidParams("resumeState: expected PLAYBACK_START or PLAYBACK_PAUSE, got \"\(other)\"")
         }
         // Clamped to the item (or the live window): Android seeks to 4294967296 for "live edge".
         session.clock.seek(to: session.clampedPosition(target, at: now), at: now)
         session.playerState = running ? .playing : .paused
+        session.bufferingUntil = nil
         session.clock.setRunning(running, at: now, limit: session.endPosition(at: now))
         session.preloadedItemId = nil
         mediaSession = session

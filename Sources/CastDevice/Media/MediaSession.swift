@@ -56,6 +56,10 @@ public struct MediaSession: Sendable, Equatable {
     public internal(set) var credentialsType: String?
     public internal(set) var pendingLoad: PendingLoad?
     public internal(set) var preloadedItemId: Int?
+    /// Stalls still ahead in the current item (from the media catalog).
+    var bufferingPhases: [MediaLoadBehaviour.BufferingPhase] = []
+    /// While BUFFERING: when playback resumes.
+    public internal(set) var bufferingUntil: SimTime?
     /// For live media: when the live edge was at ``liveWindow`` seconds.
     var liveOrigin: SimTime?
     var liveWindow: Double = 0

@@ -4,15 +4,33 @@ import CastWire
 // items end and the queue advances per its repeat mode.
 
 extension SimulatedDevice {
-    /// The next time the media session has something to do.
-    var mediaDeadline: SimTime? {
-        guard let session = mediaSession else { return nil }
-        if let pending = session.pendingLoad { return pending.readyAt }
-        guard session.playerState == .playing else { return nil }
-        var deadline = session.isLive ? nil : session.currentItem?.endPosition.flatMap(session.clock.time(reaching:))
-        if let preloadAt = preloadTime(of: session) { deadline = min(deadline ?? preloadAt, preloadAt) }
-        return deadline
+    /// Something the media session will do at a given time.
+    enum MediaEvent {
+        case loadCompletes, bufferingEnds, bufferingStarts(MediaLoadBehaviour.BufferingPhase), preload, itemEnds
     }
+
+    /// The session's next event and when it is due.
+    var nextMediaEvent: (time: SimTime, event: MediaEvent)? {
+        guard let session = mediaSession else { return nil }
+        if let pending = session.pendingLoad { return pending.readyAt.map { ($0, .loadCompletes) } }
+        if session.playerState == .buffering { return session.bufferingUntil.map { ($0, .bufferingEnds) } }
+        guard session.playerState == .playing else { return nil }
+        var candidates: [(time: SimTime, event: MediaEvent)] = []
+        let position = session.currentTime(at: now)
+        if let phase = session.bufferingPhases.first(where: { $0.position >= position }),
+           let time = session.clock.time(reaching: phase.position) {
+            candidates.append((time, .bufferingStarts(phase)))
+        }
+        if let preloadAt = preloadTime(of: session) { candidates.append((preloadAt, .preload)) }
+        if !session.isLive, let end = session.currentItem?.endPosition, let time = session.clock.time(reaching: end) {
+            candidates.append((time, .itemEnds))
+        }
+        // On a tie the stall comes first, then the preload, then the end (list order).
+        return candidates.enumerated().min { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }?.element
+    }
+
+    /// The next time the media session has something to do.
+    var mediaDeadline: SimTime? { nextMediaEvent?.time }
 
     /// When the next item should be reported preloaded: `preloadTime` seconds before the
     /// current one ends.
@@ -37,20 +55,42 @@ extension SimulatedDevice {
 
     /// Handles everything due at `now`, in order.
     mutating func advanceMedia() {
-        for _ in 0..<16 {
-            guard let deadline = mediaDeadline, deadline <= now, let session = mediaSession else { return }
-            if session.pendingLoad != nil {
+        for _ in 0..<64 {
+            guard let (time, event) = nextMediaEvent, time <= now, var session = mediaSession else { return }
+            switch event {
+            case .loadCompletes:
                 completeDueLoad()
-            } else if let preloadAt = preloadTime(of: session), preloadAt <= now,
-                      let next = nextItem(in: session) {
-                var updated = session
-                updated.preloadedItemId = next.itemId
-                mediaSession = updated
-                broadcastMediaStatus(updated, requestId: 0)
-            } else {
+            case .bufferingEnds:
+                // The stall is over: play on from where it stopped.
+                session.bufferingUntil = nil
+                session.playerState = .playing
+                session.clock.setRunning(true, at: now, limit: session.endPosition(at: now))
+                mediaSession = session
+                broadcastMediaStatus(session, requestId: 0)
+            case .bufferingStarts(let phase):
+                session.bufferingPhases.removeAll { $0 == phase }
+                mediaSession = session
+                startBuffering(for: phase.duration)
+            case .preload:
+                if let next = nextItem(in: session) {
+                    session.preloadedItemId = next.itemId
+                    mediaSession = session
+                    broadcastMediaStatus(session, requestId: 0)
+                }
+            case .itemEnds:
                 currentItemEnded()
             }
         }
+    }
+
+    /// The player stalls: BUFFERING for `duration` seconds, then PLAYING again.
+    mutating func startBuffering(for duration: Double) {
+        guard var session = mediaSession, session.pendingLoad == nil, session.playerState != .idle else { return }
+        session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
+        session.playerState = .buffering
+        session.bufferingUntil = now + max(0, duration)
+        mediaSession = session
+        broadcastMediaStatus(session, requestId: 0)
     }
 
     /// The current item reached its end: the next one loads, or the session finishes.

@@ -3,9 +3,10 @@ import CastWire
 // urn:x-cast:com.google.cast.receiver (§5): the platform endpoint `receiver-0`.
 
 extension SimulatedDevice {
-    mutating func handleReceiverNamespace(_ envelope: CastEnvelope, on connection: ConnectionID) {
+    mutating func handleReceiverNamespace(_ decoded: Result<Request, Request.Malformed>, _ envelope: CastEnvelope,
+                                 on connection: ConnectionID) {
         let request: Request
-        switch Request.decode(envelope, on: connection) {
+        switch decoded {
         case .success(let decoded):
             request = decoded
         case .failure(let malformed):

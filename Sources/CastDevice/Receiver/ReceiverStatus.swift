@@ -17,8 +17,8 @@ extension SimulatedDevice {
             status["applications"] = [applicationStatus(app)]
         }
         if configuration.identity.supportsVideo {
-            status["isActiveInput"] = true
-            status["isStandBy"] = false
+            status["isActiveInput"] = .bool(!isStandBy)
+            status["isStandBy"] = .bool(isStandBy)
         }
         return .object(status)
     }

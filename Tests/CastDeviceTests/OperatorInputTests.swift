@@ -1,0 +1,84 @@
+import CastDevice
+import CastWire
+import Foundation
+import Testing
+
+@Suite("Operator inputs, isolation, media catalog facts")
+struct OperatorInputTests {
+    @Test("The remote's volume, standby, app stop and launch are broadcast with requestId 0")
+    func remoteReceiverChanges() throws {
+        var media = MediaHarness()
+        var sent = media.harness.record(media.harness.device.apply(.setDeviceVolume(level: 0.3, muted: nil), now: media.harness.now))
+            .compactMap(Sent.init)
+        #expect(sent.count == 1 && sent[0].requestId == 0 && sent[0].json["status"]?["volume"]?["level"] == 0.3)
+        sent = media.harness.record(media.harness.device.apply(.setStandby(true), now: media.harness.now)).compactMap(Sent.init)
+        #expect(sent[0].json["status"]?["isStandBy"] == true && sent[0].json["status"]?["isActiveInput"] == false)
+        sent = media.harness.record(media.harness.device.apply(.stopApp, now: media.harness.now)).compactMap(Sent.init)
+        #expect(sent.contains { $0.json == ["type": "CLOSE"] && $0.envelope.sourceId == media.transportId })
+        #expect(sent.last?.json["status"]?["applications"]?.arrayValue?.first?["appId"] == "E8C28D3C")
+        sent = media.harness.record(media.harness.device.apply(.launchApp(appId: "CC1AD845"), now: media.harness.now)).compactMap(Sent.init)
+        #expect(sent.last?.json["status"]?["applications"]?.arrayValue?.first?["appId"] == "CC1AD845")
+    }
+
+    @Test("Buffering for a while: BUFFERING (clock held), then PLAYING again; a player error ends the session")
+    func bufferingAndError() throws {
+        var media = MediaHarness()
+        media.send(["type": "LOAD", "media": ["contentId": "a.mp4", "duration": 100]])
+        media.advance(10)
+        var sent = media.harness.record(media.harness.device.apply(.buffer(seconds: 4), now: media.harness.now)).compactMap(Sent.init)
+        #expect(sent.statuses.first?["playerState"] == "BUFFERING" && sent.statuses.first?["currentTime"] == 10)
+        #expect(media.advance(3.9).isEmpty)
+        sent = media.advance(0.1)
+        #expect(sent.statuses.first?["playerState"] == "PLAYING" && sent.statuses.first?["currentTime"] == 10)
+        // The item now ends 4 s later than it would have.
+        #expect(media.harness.device.nextDeadline == SimTime(seconds: 104))
+        sent = media.harness.record(media.harness.device.apply(.playerError(detailedErrorCode: 301), now: media.harness.now)).compactMap(Sent.init)
+        #expect(sent.statuses.first?["idleReason"] == "ERROR" && media.session == nil)
+    }
+
+    @Test("Catalog facts: the real duration wins, buffering phases stall at their position, metadata fills in")
+    func catalogFacts() throws {
+        var media = MediaHarness { configuration in
+            configuration.mediaLoadPolicy.resolver = { info in
+                info.contentId.hasPrefix("http://cdn.test/") ? MediaLoadBehaviour(
+                    duration: 50, contentType: "video/mp4", metadata: ["metadataType": 1, "title": "From catalog"],
+                    bufferingPhases: [.init(position: 20, duration: 5)]) : nil
+            }
+        }
+        let status = try #require(media.send(["type": "LOAD", "media": ["contentId": "http://cdn.test/x", "duration": 999]]).last?.mediaStatus)
+        #expect(status["media"]?["duration"] == 50 && status["media"]?["contentType"] == "video/mp4")
+        #expect(status["media"]?["metadata"]?["title"] == "From catalog")
+        let stall = media.advance(20).statuses
+        #expect(stall.first?["playerState"] == "BUFFERING" && stall.first?["currentTime"] == 20)
+        #expect(media.advance(5).statuses.first?["playerState"] == "PLAYING")
+        let end = media.advance(30).statuses
+        #expect(end.first?["idleReason"] == "FINISHED" && end.first?["currentTime"] == 50)
+    }
+
+    @Test("isolateRequestIds: the requester gets its id, the other senders a copy with requestId 0")
+    func isolation() throws {
+        var media = MediaHarness { $0.isolateRequestIds = true }
+        let watcher = media.harness.open(2)
+        media.harness.connect(watcher, from: "sender-0", to: media.transportId)
+        let replies = media.send(["type": "LOAD", "requestId": 5, "media": ["contentId": "a.mp4"]])
+        let tagged = replies.filter { $0.requestId == 5 }
+        #expect(tagged.count == 1 && tagged[0].to == [media.connection] && tagged[0].envelope.destinationId == "sender-0")
+        let copy = try #require(replies.last)
+        #expect(copy.requestId == 0 && copy.to == [watcher] && copy.isBroadcast)
+        #expect(copy.mediaStatus?["playerState"] == "PLAYING")
+    }
+
+    @Test("sendMessage: any payload on any namespace, broadcast or to one connection")
+    func sendMessage() {
+        var media = MediaHarness()
+        let custom: JSONValue = ["type": "CUSTOM", "value": 1]
+        var sent = media.harness.record(media.harness.device.apply(
+            .sendMessage(namespace: "urn:x-cast:test", source: nil, connection: nil, payload: custom), now: media.harness.now))
+            .compactMap(Sent.init)
+        #expect(sent.count == 1 && sent[0].isBroadcast && sent[0].envelope.sourceId == media.transportId && sent[0].json == custom)
+        sent = media.harness.record(media.harness.device.apply(
+            .sendMessage(namespace: "urn:x-cast:test", source: "receiver-0", connection: media.connection, payload: custom), now: media.harness.now))
+            .compactMap(Sent.init)
+        #expect(sent.count == 1 && sent[0].envelope.destinationId == "sender-0" && sent[0].to == [media.connection])
+    }
+}
