@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "castsim", targets: ["castsim"]),
         .library(name: "CastSimulator", targets: ["CastSimulator"]),
+        .library(name: "CastScenario", targets: ["CastScenario"]),
         .library(name: "CastDevice", targets: ["CastDevice"]),
         .library(name: "CastWire", targets: ["CastWire"]),
     ],
@@ -34,12 +35,18 @@ let package = Package(
             name: "CastDevice",
             dependencies: ["CastWire"]
         ),
+        // Scenario files: model, validation, and the director that plays them out.
+        .target(
+            name: "CastScenario",
+            dependencies: ["CastDevice", "CastWire"]
+        ),
         // Runtime: NIO server, TLS, device auth, heartbeat scheduling, HTTP endpoints.
         .target(
             name: "CastSimulator",
             dependencies: [
                 "CastWire",
                 "CastDevice",
+                "CastScenario",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -64,6 +71,7 @@ let package = Package(
             dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(name: "CastDeviceTests", dependencies: ["CastDevice", "CastWire"]),
+        .testTarget(name: "CastScenarioTests", dependencies: ["CastScenario", "CastDevice", "CastWire"]),
         .testTarget(
             name: "CastSimulatorTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import CastDevice
+import CastScenario
 import CastWire
 import Logging
 import NIOCore
@@ -24,10 +25,12 @@ public final class CastSimulator: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let runner: NIOLoopBound<DeviceRunner>
     private let listeners: [any Channel]
+    private let completion: EventLoopFuture<Void>
 
     private init(configuration: SimulatorConfiguration, credentials: DeviceCredentials, group: MultiThreadedEventLoopGroup,
-                 runner: NIOLoopBound<DeviceRunner>, listeners: [any Channel], cast: SocketAddress,
-                 http: SocketAddress?, https: SocketAddress?) {
+                 runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: [any Channel],
+                 cast: SocketAddress, http: SocketAddress?, https: SocketAddress?) {
+        self.completion = completion
         self.configuration = configuration
         self.credentials = credentials
         self.group = group
@@ -47,13 +50,14 @@ public final class CastSimulator: Sendable {
         let loop = group.next()
         let logger = configuration.logger
         do {
-            let runner = try await loop.submit {
-                let device = SimulatedDevice(configuration: configuration.device, authority: credentials)
+            let (runner, completion) = try await loop.submit {
+                let session = ScenarioSession(scenario: configuration.scenario, authority: credentials)
                 let clock = SimulationClock(mode: configuration.clock)
-                return NIOLoopBound(
-                    DeviceRunner(loop: loop, device: device, clock: clock, logger: logger,
-                                 outboundQueueLimit: configuration.outboundQueueLimit),
-                    eventLoop: loop)
+                let runner = DeviceRunner(loop: loop, session: session, clock: clock, logger: logger,
+                                          outboundQueueLimit: configuration.outboundQueueLimit)
+                // Steps due at time 0 fire now.
+                runner.advanceToNow()
+                return (NIOLoopBound(runner, eventLoop: loop), runner.completion.futureResult)
             }.get()
 
             var listeners: [any Channel] = []
@@ -93,7 +97,7 @@ public final class CastSimulator: Sendable {
 
             return CastSimulator(
                 configuration: configuration, credentials: credentials, group: group, runner: runner,
-                listeners: listeners, cast: cast.localAddress!, http: http?.localAddress, https: https?.localAddress)
+                completion: completion, listeners: listeners, cast: cast.localAddress!, http: http?.localAddress, https: https?.localAddress)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -119,5 +123,33 @@ public final class CastSimulator: Sendable {
     public func inspect<T: Sendable>(_ body: @escaping @Sendable (SimulatedDevice) -> T) async throws -> T {
         let runner = self.runner
         return try await runner.eventLoop.submit { body(runner.value.device) }.get()
+    }
+
+    /// Reads the scenario session (messages received, expectations) on its own loop.
+    public func inspectSession<T: Sendable>(_ body: @escaping @Sendable (ScenarioSession) -> T) async throws -> T {
+        let runner = self.runner
+        return try await runner.eventLoop.submit { body(runner.value.session) }.get()
+    }
+
+    /// Every message the senders sent so far.
+    public func receivedMessages() async throws -> [ReceivedMessage] {
+        try await inspectSession { $0.received }
+    }
+
+    /// The scenario's report as things stand.
+    public func report() async throws -> ScenarioReport {
+        try await inspectSession { $0.report() }
+    }
+
+    /// Something happens to the device from outside the protocol (the remote, the TV...).
+    public func apply(_ input: OperatorInput) async throws {
+        let runner = self.runner
+        try await runner.eventLoop.submit { runner.value.apply(input) }.get()
+    }
+
+    /// Returns once the scenario's timeline has run and every expectation is decided
+    /// (or the simulator stops).
+    public func waitUntilComplete() async throws {
+        try await completion.get()
     }
 }

@@ -1,16 +1,20 @@
 import CastDevice
+import CastScenario
 import CastWire
 import Logging
 import NIOCore
+import NIOPosix
 
-/// Runs one ``SimulatedDevice`` on one event loop: feeds it connection events, messages
-/// and time, and carries out what it returns (writes, closes, logs, the next wake-up).
+/// Runs one device (a ``ScenarioSession`` around a ``SimulatedDevice``; a plain run is an
+/// empty scenario) on one event loop: feeds it connection events, messages and time, and
+/// carries out what it returns (writes, closes, faults, logs, the next wake-up).
 ///
 /// Every method runs on `loop`; the connections' channels live on the same loop, so no
 /// message ever hops threads on its way through.
 final class DeviceRunner {
     let loop: any EventLoop
-    private(set) var device: SimulatedDevice
+    private(set) var session: ScenarioSession
+    var device: SimulatedDevice { session.device }
     private var clock: SimulationClock
     private let logger: Logger
     private let outboundQueueLimit: Int
@@ -19,11 +23,15 @@ final class DeviceRunner {
     private var lastConnectionId: UInt64 = 0
     private var wakeUp: Scheduled<Void>?
     private var wakeUpAt: NIODeadline?
+    /// Completed once the scenario's timeline and expectations are all done.
+    let completion: EventLoopPromise<Void>
+    private var completed = false
 
-    init(loop: any EventLoop, device: SimulatedDevice, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int) {
+    init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int) {
         self.loop = loop
-        self.device = device
+        self.session = session
         self.clock = clock
+        completion = loop.makePromise(of: Void.self)
         self.logger = logger
         self.outboundQueueLimit = outboundQueueLimit
     }
@@ -38,7 +46,7 @@ final class DeviceRunner {
         let id = ConnectionID(lastConnectionId)
         connections[id] = ConnectionSink(channel: channel)
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
-        apply(device.connectionOpened(id, now: now))
+        apply(session.connectionOpened(id, now: now))
         return id
     }
 
@@ -46,7 +54,7 @@ final class DeviceRunner {
         loop.preconditionInEventLoop()
         guard connections.removeValue(forKey: id) != nil else { return }
         logger.info("sender disconnected", metadata: ["connection": "\(id)"])
-        apply(device.connectionClosed(id, now: now))
+        apply(session.connectionClosed(id, now: now))
     }
 
     func receive(_ envelope: CastEnvelope, from id: ConnectionID) {
@@ -55,15 +63,26 @@ final class DeviceRunner {
             logger.trace("→ \(envelope.namespace) \(envelope.sourceId)→\(envelope.destinationId) \(envelope.utf8 ?? "<binary>")",
                          metadata: ["connection": "\(id)"])
         }
-        apply(device.receive(envelope, on: id, now: now))
+        apply(session.receive(envelope, on: id, now: now))
     }
 
     /// Moves a manual clock forward and lets the device catch up.
     func advanceClock(by seconds: Double) -> Bool {
         loop.preconditionInEventLoop()
         guard clock.advance(by: seconds) else { return false }
-        apply(device.advance(to: now))
+        apply(session.advance(to: now))
         return true
+    }
+
+    /// Lets the session catch up with the clock (steps due at the start).
+    func advanceToNow() {
+        loop.preconditionInEventLoop()
+        apply(session.advance(to: now))
+    }
+
+    func apply(_ input: OperatorInput) {
+        loop.preconditionInEventLoop()
+        apply(session.apply(input, now: now))
     }
 
     func shutDown() {
@@ -71,24 +90,66 @@ final class DeviceRunner {
         wakeUp?.cancel()
         wakeUp = nil
         for sink in connections.values { sink.channel.close(promise: nil) }
+        if !completed {
+            completed = true
+            completion.succeed()
+        }
     }
 
     // MARK: Outputs
 
-    private func apply(_ outputs: [DeviceOutput]) {
+    private func apply(_ outputs: [ScenarioOutput]) {
         for output in outputs {
             switch output {
-            case .send(let envelope, let recipients):
+            case .device(.send(let envelope, let recipients)):
                 send(envelope, to: recipients)
-            case .close(let id, let reason):
+            case .device(.close(let id, let reason)):
                 logger.notice("closing connection: \(reason)", metadata: ["connection": "\(id)"])
                 connections.removeValue(forKey: id)?.channel.close(promise: nil)
-            case .log(let event):
+            case .device(.log(let event)):
                 logger.log(level: event.level.loggerLevel, "\(event.message)",
                            metadata: event.connection.map { ["connection": "\($0)"] })
+            case .closeConnection(let id, let reset):
+                guard let sink = connections[id] else { continue }
+                logger.notice("scenario closes the connection\(reset ? " with a reset" : "")", metadata: ["connection": "\(id)"])
+                if reset, let socket = sink.channel as? any SocketOptionProvider {
+                    // SO_LINGER 0: close() sends RST instead of FIN; no TLS close_notify either.
+                    let channel = sink.channel
+                    socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+                        channel.close(mode: .all, promise: nil)
+                    }
+                } else {
+                    sink.channel.close(promise: nil)
+                }
+            case .sendRawFrame(let id, let frame):
+                guard let sink = connections[id] else { continue }
+                logger.notice("scenario sends a \(frame.rawValue) frame", metadata: ["connection": "\(id)"])
+                sink.enqueue(Self.bytes(of: frame))
+            case .clockAdvanced(let time):
+                clock.jump(to: time)
             }
         }
         scheduleWakeUp()
+        if !completed, session.isComplete {
+            completed = true
+            completion.succeed()
+        }
+    }
+
+    /// Bytes of a frame no sender should have to accept.
+    static func bytes(of frame: RawFrame) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        switch frame {
+        case .malformed:
+            // A correct length, then a body that is no protobuf.
+            buffer.writeInteger(UInt32(16), endianness: .big)
+            buffer.writeBytes([UInt8](repeating: 0xFF, count: 16))
+        case .oversized:
+            // A length far over the 64 KiB limit, then the start of a body.
+            buffer.writeInteger(UInt32(1 << 20), endianness: .big)
+            buffer.writeBytes([UInt8](repeating: 0x08, count: 64))
+        }
+        return buffer
     }
 
     /// Frames the message once, then writes the same bytes to every recipient.
@@ -113,7 +174,7 @@ final class DeviceRunner {
                                metadata: ["connection": "\(id)"])
                 connections.removeValue(forKey: id)
                 sink.channel.close(mode: .all, promise: nil)
-                apply(device.connectionClosed(id, now: now))
+                apply(session.connectionClosed(id, now: now))
                 continue
             }
             sink.enqueue(frame)
@@ -122,7 +183,7 @@ final class DeviceRunner {
 
     /// Wakes the device at its next deadline (heartbeat, end of media ...).
     private func scheduleWakeUp() {
-        let target = device.nextDeadline.flatMap { clock.wallDeadline(for: $0) }
+        let target = session.nextDeadline.flatMap { clock.wallDeadline(for: $0) }
         guard target != wakeUpAt else { return }
         wakeUp?.cancel()
         wakeUpAt = target
@@ -133,7 +194,7 @@ final class DeviceRunner {
         wakeUp = loop.assumeIsolated().scheduleTask(deadline: target) { [self] in
             wakeUpAt = nil
             wakeUp = nil
-            apply(device.advance(to: now))
+            apply(session.advance(to: now))
         }
     }
 }

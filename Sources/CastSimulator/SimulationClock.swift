@@ -46,6 +46,12 @@ struct SimulationClock {
         return origin + .nanoseconds(Int64(nanoseconds))
     }
 
+    /// Sets a manual clock to `time` (a scenario's `advance` step). Ignored otherwise.
+    mutating func jump(to time: SimTime) {
+        guard case .manual = mode, time > manualNow else { return }
+        manualNow = time
+    }
+
     /// Moves a manual clock forward. Ignored for real and scaled clocks.
     mutating func advance(by seconds: Double) -> Bool {
         guard case .manual = mode, seconds >= 0 else { return false }

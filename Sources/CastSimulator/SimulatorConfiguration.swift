@@ -1,9 +1,15 @@
 import CastDevice
+import CastScenario
 import Logging
 
 /// How to run a simulated device: the device itself, where it listens, and its clock.
 public struct SimulatorConfiguration: Sendable {
-    public var device: DeviceConfiguration
+    /// The device, and what happens to it. A plain run is ``Scenario/plain(_:name:)``.
+    public var scenario: Scenario
+    public var device: DeviceConfiguration {
+        get { scenario.device }
+        set { scenario.device = newValue }
+    }
     /// The address to bind (and, later, advertise). 0.0.0.0 listens everywhere.
     public var host: String = "0.0.0.0"
     /// The Cast TLS port. Senders treat anything but 8009 as a cast group.
@@ -18,7 +24,18 @@ public struct SimulatorConfiguration: Sendable {
     public var logger: Logger
 
     public init(device: DeviceConfiguration, logger: Logger = Logger(label: "castsim")) {
-        self.device = device
+        scenario = .plain(device)
         self.logger = logger
+    }
+
+    /// Runs `scenario`, with the clock it asks for.
+    public init(scenario: Scenario, logger: Logger = Logger(label: "castsim")) {
+        self.scenario = scenario
+        self.logger = logger
+        switch scenario.clock {
+        case .scaled(let factor)?: clock = .scaled(factor)
+        case .manual?: clock = .manual
+        case .real?, nil: clock = .real
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastDevice
+import CastScenario
 import CastSimulator
 import Dispatch
 import Foundation
@@ -19,14 +20,35 @@ struct RunCommand: AsyncParsableCommand {
             Logs go to standard error. SIGINT or SIGTERM stops it cleanly.
             """)
 
-    @Option(help: "Friendly name shown in senders' device pickers.")
-    var name = "castsim"
+    @Option(help: "Friendly name shown in senders' device pickers. Default: the scenario's, else \"castsim\".")
+    var name: String?
 
-    @Option(help: "Model name (eureka_info model_name, mDNS md).")
-    var model = "Chromecast"
+    @Option(help: "Model name (eureka_info model_name, mDNS md). Default: the scenario's, else \"Chromecast\".")
+    var model: String?
 
-    @Option(help: "Device UUID: 32 hex digits, with or without dashes. Default: derived from --name, so it is stable across runs.")
+    @Option(help: "Device UUID: 32 hex digits, with or without dashes. Default: the scenario's, else derived from the name, so it is stable across runs.")
     var uuid: String?
+
+    @Option(help: "A scenario file (JSON) to run: device, media catalog, timeline, rules, expectations. See `castsim schema`.")
+    var scenario: String?
+
+    @Flag(name: .customLong("exit-when-done"), help: "Exit once the scenario's timeline has run and its expectations are decided; exit code 0 only if every expectation passed.")
+    var exitWhenDone = false
+
+    @Option(help: "With --exit-when-done: give up after this long (wall time, e.g. 2m); pending expectations fail.")
+    var timeout: String?
+
+    @Option(help: "Write the scenario report (JSON) to this file when castsim stops.")
+    var report: String?
+
+    @Option(help: "Write the expectations as JUnit XML to this file when castsim stops.")
+    var junit: String?
+
+    @Option(help: "Run simulation time this many times faster than real time.")
+    var speed: Double?
+
+    @Flag(name: .customLong("manual-clock"), help: "Simulation time moves only by scenario `advance` steps and by \"advance DURATION\" lines on standard input.")
+    var manualClock = false
 
     @Option(help: "Address to bind and advertise.")
     var host = "0.0.0.0"
@@ -75,6 +97,12 @@ struct RunCommand: AsyncParsableCommand {
         guard heartbeatInterval >= 0, heartbeatInterval.isFinite else { throw ValidationError("--heartbeat-interval must be >= 0") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be >= 0") }
         guard defaultDuration > 0, defaultDuration.isFinite else { throw ValidationError("--default-duration must be > 0") }
+        if let timeout, ScenarioDuration.parse(timeout) == nil {
+            throw ValidationError("--timeout \"\(timeout)\": expected a duration like \"90s\" or \"2m\"")
+        }
+        if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be > 0") }
+        if speed != nil, manualClock { throw ValidationError("--speed and --manual-clock exclude each other") }
+        if exitWhenDone, scenario == nil { throw ValidationError("--exit-when-done needs --scenario") }
     }
 
     func run() async throws {
@@ -87,29 +115,102 @@ struct RunCommand: AsyncParsableCommand {
         var logger = Logger(label: "castsim")
         logger.logLevel = logLevel.level
 
-        let identity = try DeviceIdentity(
-            uuid: uuid ?? Self.stableUUID(for: name), friendlyName: name, modelName: model,
-            supportsVideo: !audioOnly)
-        var device = DeviceConfiguration(identity: identity)
-        device.heartbeatInterval = heartbeatInterval > 0 ? heartbeatInterval : nil
-        device.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
-        device.defaultMediaDuration = defaultDuration
-        device.isolateRequestIds = isolateRequestIds
-
-        var configuration = SimulatorConfiguration(device: device, logger: logger)
+        var configuration = try makeConfiguration(logger: logger)
         configuration.host = host
         configuration.castPort = port
         configuration.httpPort = httpPort >= 0 ? httpPort : nil
         configuration.httpsPort = httpsPort >= 0 ? httpsPort : nil
+        if let speed { configuration.clock = .scaled(speed) }
+        if manualClock { configuration.clock = .manual }
+        let identity = configuration.device.identity
 
         let simulator = try await CastSimulator.start(configuration)
         // Written straight to the file descriptor: scripts wait for this line, and a
         // buffered stdout would hold it back when it is a pipe.
         FileHandle.standardOutput.write(Data((simulator.readyLine + "\n").utf8))
         logger.info("device \"\(identity.friendlyName)\" (\(identity.modelName), \(identity.dashedUUID)) is up: \(simulator.readyLine)")
-        let signal = await shutdown.wait()
-        logger.info("received \(signal), shutting down")
+        if configuration.clock == .manual {
+            StandardInputControl.start(simulator: simulator, logger: logger)
+        }
+
+        let outcome = await waitForEnd(simulator, shutdown: shutdown)
+        logger.info("\(outcome), shutting down")
+        let result = try? await simulator.report()
         await simulator.stop()
+        if let result {
+            try write(result)
+            if configuration.scenario.expectations.count > 0 {
+                let failed = result.expectations.filter { !$0.passed }
+                logger.notice("scenario \"\(result.scenario)\": \(result.expectations.count - failed.count) of \(result.expectations.count) expectations passed")
+                for expectation in failed {
+                    logger.notice("FAILED \"\(expectation.name)\": \(expectation.reason ?? "")")
+                }
+            }
+            if exitWhenDone, !result.passed { throw ExitCode(1) }
+        }
+    }
+
+    /// The device to run: the scenario's (if any), with identity flags applied on top.
+    private func makeConfiguration(logger: Logger) throws -> SimulatorConfiguration {
+        var configuration: SimulatorConfiguration
+        if let scenario {
+            let loaded: Scenario
+            do {
+                loaded = try Scenario.load(contentsOf: URL(fileURLWithPath: scenario))
+            } catch let error as ScenarioValidationError {
+                throw ValidationError(error.description)
+            }
+            configuration = SimulatorConfiguration(scenario: loaded, logger: logger)
+        } else {
+            let name = self.name ?? "castsim"
+            let identity = try DeviceIdentity(uuid: uuid ?? Self.stableUUID(for: name), supportsVideo: !audioOnly)
+            var device = DeviceConfiguration(identity: identity)
+            device.heartbeatInterval = heartbeatInterval > 0 ? heartbeatInterval : nil
+            device.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
+            device.defaultMediaDuration = defaultDuration
+            configuration = SimulatorConfiguration(device: device, logger: logger)
+        }
+        var identity = configuration.device.identity
+        if let name { identity.friendlyName = name }
+        if scenario == nil { identity.friendlyName = name ?? "castsim" }
+        if let model { identity.modelName = model }
+        if let uuid { identity = try DeviceIdentity(uuid: uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
+                                                    manufacturer: identity.manufacturer, supportsVideo: identity.supportsVideo,
+                                                    supportsAudio: identity.supportsAudio) }
+        configuration.device.identity = identity
+        if isolateRequestIds { configuration.device.isolateRequestIds = true }
+        return configuration
+    }
+
+    /// Waits for a signal, or (with --exit-when-done) the scenario's end or the timeout,
+    /// whichever comes first.
+    private func waitForEnd(_ simulator: CastSimulator, shutdown: ShutdownSignal) async -> String {
+        let exitWhenDone = self.exitWhenDone
+        let timeout = self.timeout
+        return await withCheckedContinuation { continuation in
+            let first = FirstOutcome(continuation)
+            Task { first.resolve("received \(await shutdown.wait())") }
+            guard exitWhenDone else { return }
+            Task {
+                try? await simulator.waitUntilComplete()
+                first.resolve("scenario complete")
+            }
+            if let timeout, let seconds = ScenarioDuration.parse(timeout) {
+                Task {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    first.resolve("timed out after \(timeout)")
+                }
+            }
+        }
+    }
+
+    private func write(_ report: ScenarioReport) throws {
+        if let path = self.report {
+            try Data((report.json() + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        }
+        if let path = junit {
+            try Data(report.junitXML().utf8).write(to: URL(fileURLWithPath: path))
+        }
     }
 
     /// A UUID that depends only on the name, so a demo device keeps its identity (and its
@@ -148,5 +249,22 @@ struct LogLevelArgument: ExpressibleByArgument {
 extension String {
     fileprivate func leftPadded(_ width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// Resumes a continuation with the first of several racing outcomes.
+final class FirstOutcome: @unchecked Sendable {
+    // @unchecked: `continuation` is only read and cleared under `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<String, Never>?
+
+    init(_ continuation: CheckedContinuation<String, Never>) { self.continuation = continuation }
+
+    func resolve(_ outcome: String) {
+        lock.lock()
+        let waiting = continuation
+        continuation = nil
+        lock.unlock()
+        waiting?.resume(returning: outcome)
     }
 }

@@ -36,7 +36,7 @@ public struct PendingLoad: Sendable, Equatable {
     let autoplay: Bool
     let startPosition: Double
     /// The first load of a session reports `extendedStatus: LOADING`.
-    let isInitial: Bool
+    public let isInitial: Bool
 }
 
 /// A media session: created by LOAD or QUEUE_LOAD, ended by STOP, the end of the queue,

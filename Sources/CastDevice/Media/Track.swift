@@ -82,3 +82,15 @@ func validateActiveTracks(_ ids: [Int], against tracks: [Track], path: String) t
     guard audio <= 1 else { throw InvalidParams("\(path): at most one AUDIO track can be active, got \(audio)") }
     guard Set(ids).count == ids.count else { throw InvalidParams("\(path): a track id is listed twice") }
 }
+
+extension MediaInformation {
+    /// What is wrong with a `tracks` array, or nil when a LOAD would accept it.
+    public static func problem(inTracks value: JSONValue) -> String? {
+        do {
+            _ = try decodeTracks(value, path: "tracks")
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import CastDevice
+import CastWire
+
+/// A scenario file: the world castsim simulates and what the sender must do in it.
+/// Its format is documented in `scenarios/README.md` and `scenarios/scenario.schema.json`.
+public struct Scenario: Sendable {
+    public var name: String
+    public var description: String?
+    /// The device, with the media catalog applied: ready for ``SimulatedDevice``.
+    public var device: DeviceConfiguration
+    public var clock: ClockSetting?
+    public var media: [MediaCatalogEntry]
+    public var timeline: [TimelineStep]
+    public var rules: [Rule]
+    public var expectations: [Expectation]
+
+    public enum ClockSetting: Sendable, Equatable {
+        case real, scaled(Double), manual
+    }
+}
+
+/// A media catalog entry: which content ids it covers and how they behave.
+public struct MediaCatalogEntry: Sendable, Equatable {
+    /// An exact content id, or a glob with `*` and `?`.
+    public var key: String
+    public var behaviour: MediaLoadBehaviour
+
+    public var isPattern: Bool { key.contains("*") || key.contains("?") }
+
+    func matches(_ contentId: String) -> Bool {
+        isPattern ? Glob.matches(key, contentId) : key == contentId
+    }
+}
+
+/// One step of the timeline: when it fires, and what it does.
+public struct TimelineStep: Sendable, Equatable {
+    public enum Trigger: Sendable, Equatable {
+        /// Seconds after the scenario starts.
+        case at(Double)
+        /// `delay` seconds after the `occurrence`-th time `event` happens.
+        case after(event: ScenarioEvent, delay: Double, occurrence: Int)
+    }
+
+    /// Which connection a fault or message targets, in order of connection.
+    public enum ConnectionSelector: String, Sendable, Equatable { case all, first, last }
+
+    public enum Action: Sendable, Equatable {
+        case emit(namespace: String, source: String?, to: ConnectionSelector, payload: JSONValue)
+        case device(OperatorInput)
+        case closeConnection(ConnectionSelector, reset: Bool)
+        case stopHeartbeats(seconds: Double)
+        case unresponsive(seconds: Double)
+        case delayReplies(by: Double, seconds: Double)
+        case sendFrame(ConnectionSelector, RawFrame)
+        case advance(seconds: Double)
+    }
+
+    public var trigger: Trigger
+    public var action: Action
+    /// Where the step is in the file, for reports: `timeline[3]`.
+    public var path: String
+}
+
+/// Bytes no well-behaved receiver sends, for testing a sender's robustness.
+public enum RawFrame: String, Sendable, Equatable {
+    /// A frame whose body is not a CastMessage.
+    case malformed
+    /// A header declaring a body over the 64 KiB limit.
+    case oversized
+}
+
+/// Something that happens in a session, for `after` triggers.
+public enum ScenarioEvent: Sendable, Hashable, CustomStringConvertible {
+    case connected, disconnected, appLaunched, appStopped, sessionStarted, sessionEnded, itemChanged
+    /// A message of this type arrived from a sender (`LOAD`, `PLAY`, `SET_VOLUME` ...).
+    case message(String)
+
+    static let named: [String: ScenarioEvent] = [
+        "connected": .connected, "disconnected": .disconnected, "appLaunched": .appLaunched, "appStopped": .appStopped,
+        "sessionStarted": .sessionStarted, "sessionEnded": .sessionEnded, "itemChanged": .itemChanged,
+    ]
+
+    public var description: String {
+        if case .message(let type) = self { return type }
+        return Self.named.first { $0.value == self }?.key ?? "?"
+    }
+}
+
+/// What to do with an incoming message that matches.
+public struct Rule: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
+        /// Answer with this payload instead of the device.
+        case reply(JSONValue)
+        /// Let the device answer, and send this payload too.
+        case replyAlso(JSONValue)
+        /// Hand the message to the device this many seconds later.
+        case delay(Double)
+        /// Ignore the message.
+        case drop
+    }
+
+    public var name: String
+    public var pattern: MessagePattern
+    public var action: Action
+    /// Only the first N matches; nil: every match.
+    public var times: Int?
+}
+
+/// What the sender must do.
+public struct Expectation: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A matching message arrives (within `within` seconds of the start, if given).
+        case message(MessagePattern)
+        /// Messages matching each pattern arrive in this order.
+        case sequence([MessagePattern])
+        /// No matching message arrives (for `within` seconds, or the whole run).
+        case never(MessagePattern)
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var within: Double?
+}
+
+/// `*` and `?` wildcards for content ids.
+enum Glob {
+    static func matches(_ pattern: String, _ text: String) -> Bool {
+        let p = Array(pattern), t = Array(text)
+        var pi = 0, ti = 0, starP = -1, starT = 0
+        while ti < t.count {
+            if pi < p.count, p[pi] == "?" || p[pi] == t[ti] {
+                pi += 1
+                ti += 1
+            } else if pi < p.count, p[pi] == "*" {
+                starP = pi
+                starT = ti
+                pi += 1
+            } else if starP >= 0 {
+                pi = starP + 1
+                starT += 1
+                ti = starT
+            } else {
+                return false
+            }
+        }
+        while pi < p.count, p[pi] == "*" { pi += 1 }
+        return pi == p.count
+    }
+}
+
+extension Scenario {
+    /// A run without a script: just the device.
+    public static func plain(_ device: DeviceConfiguration, name: String = "castsim") -> Scenario {
+        Scenario(name: name, description: nil, device: device, clock: nil, media: [], timeline: [], rules: [], expectations: [])
+    }
+}

@@ -1,0 +1,137 @@
+import CastDevice
+import CastWire
+import Foundation
+
+/// The outcome of a scenario run: every expectation, passed or failed, with evidence.
+public struct ScenarioReport: Sendable, Codable, Equatable {
+    public struct Evidence: Sendable, Codable, Equatable {
+        /// "match": the message that decided it; "closest": the nearest miss.
+        public var role: String
+        public var time: Double
+        public var connection: UInt64
+        public var namespace: String
+        public var sourceId: String
+        public var destinationId: String
+        public var payload: JSONValue?
+    }
+
+    public struct ExpectationResult: Sendable, Codable, Equatable {
+        public var name: String
+        public var kind: String
+        public var passed: Bool
+        /// Simulation seconds at which it was decided.
+        public var decidedAt: Double?
+        public var reason: String?
+        public var evidence: [Evidence]
+    }
+
+    public var scenario: String
+    public var passed: Bool
+    /// Simulation seconds the run lasted.
+    public var duration: Double
+    public var stepsFired: Int
+    public var stepsTotal: Int
+    public var messagesReceived: Int
+    public var expectations: [ExpectationResult]
+
+    public func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// JUnit XML: one test case per expectation, for CI systems' test views.
+    public func junitXML() -> String {
+        let failures = expectations.filter { !$0.passed }.count
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        xml += #"<testsuites tests="\#(expectations.count)" failures="\#(failures)">"# + "\n"
+        xml += #"  <testsuite name="\#(escape(scenario))" tests="\#(expectations.count)" failures="\#(failures)" errors="0" time="\#(duration)">"# + "\n"
+        for result in expectations {
+            xml += #"    <testcase classname="castsim.\#(escape(scenario))" name="\#(escape(result.name))" time="\#(result.decidedAt ?? duration)""#
+            if result.passed {
+                xml += "/>\n"
+            } else {
+                let detail = result.evidence.map { "\($0.role) at \($0.time)s: \($0.namespace) \($0.payload?.jsonText() ?? "")" }
+                    .joined(separator: "\n")
+                xml += ">\n"
+                xml += #"      <failure message="\#(escape(result.reason ?? "failed"))" type="\#(result.kind)">\#(escape(detail))</failure>"# + "\n"
+                xml += "    </testcase>\n"
+            }
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    private func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+extension ScenarioSession {
+    /// The report as things stand: what is still pending counts as failed, except a
+    /// `never` that nothing broke.
+    public func report() -> ScenarioReport {
+        var results: [ScenarioReport.ExpectationResult] = []
+        for (index, expectation) in scenario.expectations.enumerated() {
+            let state = progress[index]
+            var passed = state.status == .passed
+            var reason = state.reason
+            var evidence = state.evidence.map { Self.evidence($0, role: "match") }
+            if state.status == .pending {
+                passed = expectation.isNever
+                if !passed {
+                    reason = "not seen by the end of the run"
+                    evidence = state.matched.map { Self.evidence($0, role: "match") }
+                }
+            }
+            if !passed, let closest = closestMessage(for: expectation, after: state.matched.count) {
+                evidence.append(Self.evidence(closest, role: "closest"))
+            }
+            results.append(ScenarioReport.ExpectationResult(
+                name: expectation.name, kind: expectation.kindName, passed: passed, decidedAt: state.decidedAt?.seconds,
+                reason: passed ? nil : reason, evidence: evidence))
+        }
+        return ScenarioReport(
+            scenario: scenario.name, passed: results.allSatisfy(\.passed), duration: now.seconds, stepsFired: fired.count,
+            stepsTotal: scenario.timeline.count, messagesReceived: received.count, expectations: results)
+    }
+
+    /// The received message that meets most of the pattern a failed expectation waited for.
+    private func closestMessage(for expectation: Expectation, after matchedCount: Int) -> ReceivedMessage? {
+        let pattern: MessagePattern
+        switch expectation.kind {
+        case .message(let wanted): pattern = wanted
+        case .sequence(let patterns): pattern = patterns[min(matchedCount, patterns.count - 1)]
+        case .never: return nil
+        }
+        return received.max { pattern.score($0.envelope, payload: $0.payload) < pattern.score($1.envelope, payload: $1.payload) }
+    }
+
+    private static func evidence(_ message: ReceivedMessage, role: String) -> ScenarioReport.Evidence {
+        ScenarioReport.Evidence(
+            role: role, time: message.time.seconds, connection: message.connection.rawValue,
+            namespace: message.envelope.namespace, sourceId: message.envelope.sourceId,
+            destinationId: message.envelope.destinationId, payload: message.payload)
+    }
+}
+
+extension Expectation {
+    var kindName: String {
+        switch kind {
+        case .message: "message"
+        case .sequence: "sequence"
+        case .never: "never"
+        }
+    }
+}

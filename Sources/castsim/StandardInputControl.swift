@@ -1,0 +1,47 @@
+import CastScenario
+import CastSimulator
+import Foundation
+import Logging
+
+/// The control surface of a manual clock, until the HTTP control API exists: one command
+/// per line on standard input.
+///
+///     advance 10s      move simulation time forward
+///     report           print the scenario report (JSON) on standard output
+enum StandardInputControl {
+    static func start(simulator: CastSimulator, logger: Logger) {
+        let thread = Thread {
+            while let line = readLine() {
+                let words = line.split(separator: " ").map(String.init)
+                guard let command = words.first else { continue }
+                switch (command, words.count) {
+                case ("advance", 2):
+                    guard let seconds = ScenarioDuration.parse(words[1]) else {
+                        logger.warning("control: \"\(words[1])\" is not a duration like 10s")
+                        continue
+                    }
+                    let done = DispatchSemaphore(value: 0)
+                    Task {
+                        await simulator.advanceClock(by: seconds)
+                        done.signal()
+                    }
+                    done.wait()
+                    logger.info("control: advanced \(ScenarioDuration.format(seconds))")
+                case ("report", 1):
+                    let done = DispatchSemaphore(value: 0)
+                    Task {
+                        if let report = try? await simulator.report() {
+                            FileHandle.standardOutput.write(Data((report.json() + "\n").utf8))
+                        }
+                        done.signal()
+                    }
+                    done.wait()
+                default:
+                    logger.warning("control: unknown command \"\(line)\"; expected \"advance DURATION\" or \"report\"")
+                }
+            }
+        }
+        thread.name = "castsim-stdin"
+        thread.start()
+    }
+}

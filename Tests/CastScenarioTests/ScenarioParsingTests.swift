@@ -1,0 +1,176 @@
+import CastDevice
+import CastScenario
+import CastWire
+import Foundation
+import Testing
+
+@Suite("Scenario files: parsing and validation")
+struct ScenarioParsingTests {
+    private func parse(_ text: String) throws(ScenarioValidationError) -> Scenario {
+        try Scenario.parse(Data(text.utf8))
+    }
+
+    /// The issues a file produces, as "path: message" lines.
+    private func issues(_ text: String) -> [String] {
+        do {
+            _ = try parse(text)
+            return []
+        } catch {
+            return error.issues.map(\.description)
+        }
+    }
+
+    @Test("Durations: ms, s, m, h and combinations; anything else is refused", arguments: [
+        ("250ms", 0.25), ("5s", 5), ("1h30m", 5400), ("1.5s", 1.5), ("2m", 120), ("1h", 3600), ("1m0.5s", 60.5),
+    ])
+    func durations(text: String, seconds: Double) {
+        #expect(ScenarioDuration.parse(text) == seconds)
+    }
+
+    @Test("Not durations", arguments: ["5 sec", "5", "", "s", "1m1h", "5s5s", "-1s", "1.2.3s", "5S", "1d"])
+    func notDurations(text: String) {
+        #expect(ScenarioDuration.parse(text) == nil)
+    }
+
+    @Test("A complete file parses into the model")
+    func completeFile() throws {
+        let scenario = try parse("""
+        {
+          "name": "everything",
+          "description": "one of each",
+          "device": {"name": "Den TV", "model": "Chromecast Ultra", "uuid": "0123456789abcdef0123456789abcdef",
+                     "capabilities": {"video": true, "audio": true}, "volume": {"level": 0.25, "muted": true},
+                     "apps": [{"appId": "ABCD1234", "displayName": "My App", "namespaces": ["urn:x-cast:com.example"], "behaviour": "custom"}],
+                     "heartbeatInterval": "0s", "idleTimeout": "2m", "playbackRateRange": [0.25, 3]},
+          "clock": {"mode": "scaled", "speed": 10},
+          "media": {
+            "http://media.test/movie.mp4": {"duration": "1h30m", "contentType": "video/mp4",
+               "load": {"delay": "500ms", "buffering": [{"at": "10s", "for": "3s"}]}},
+            "http://media.test/broken/*": {"load": {"fail": {"detailedErrorCode": 104}}}
+          },
+          "timeline": [
+            {"at": "5s", "volume": {"level": 0.5}},
+            {"after": {"event": "LOAD", "delay": "2s"}, "buffering": "3s"},
+            {"after": {"event": "sessionStarted", "occurrence": 2}, "closeConnection": {"which": "last", "mode": "reset"}}
+          ],
+          "rules": [{"name": "fail seeks", "match": {"namespace": "media", "type": "SEEK"}, "action": "reply",
+                     "reply": {"type": "INVALID_PLAYER_STATE"}, "times": 1}],
+          "expectations": [
+            {"name": "loads", "message": {"type": "LOAD", "fields": {"media.contentId": {"$regex": "movie"}}}, "within": "30s"},
+            {"name": "never stops", "never": {"namespace": "receiver", "type": "STOP"}}
+          ]
+        }
+        """)
+        #expect(scenario.name == "everything")
+        #expect(scenario.device.identity.friendlyName == "Den TV" && scenario.device.identity.modelName == "Chromecast Ultra")
+        #expect(scenario.device.initialVolume == 0.25 && scenario.device.initiallyMuted)
+        #expect(scenario.device.heartbeatInterval == nil && scenario.device.idleTimeout == 120)
+        #expect(scenario.device.playbackRateRange == 0.25...3)
+        #expect(scenario.device.app(withId: "ABCD1234")?.namespaces == ["urn:x-cast:com.example"])
+        #expect(scenario.clock == .scaled(10))
+        #expect(scenario.timeline.map(\.trigger) == [
+            .at(5), .after(event: .message("LOAD"), delay: 2, occurrence: 1), .after(event: .sessionStarted, delay: 0, occurrence: 2),
+        ])
+        #expect(scenario.timeline[2].action == .closeConnection(.last, reset: true))
+        #expect(scenario.rules[0].times == 1 && scenario.rules[0].pattern.namespace == CastNamespace.media)
+        #expect(scenario.expectations.map(\.within) == [30, nil])
+        let movie = scenario.device.mediaLoadPolicy.behaviour(for: MediaInformation(contentId: "http://media.test/movie.mp4"))
+        #expect(movie.duration == 5400 && movie.loadDelay == 0.5 && movie.bufferingPhases == [.init(position: 10, duration: 3)])
+        let broken = scenario.device.mediaLoadPolicy.behaviour(for: MediaInformation(contentId: "http://media.test/broken/a.mp4"))
+        #expect(broken.outcome == .fail(detailedErrorCode: 104, reason: nil))
+        #expect(scenario.device.mediaLoadPolicy.behaviour(for: MediaInformation(contentId: "other")) == MediaLoadBehaviour())
+    }
+
+    @Test("Bad files: each problem is reported with its JSON path and what was expected", arguments: [
+        (#"{"name": "x", "timeline": [{"after": {"event": "LOAD", "delay": "5 sec"}, "buffering": "1s"}]}"#,
+         #"timeline[0].after.delay: expected a duration like "5s", got "5 sec""#),
+        (#"{"timeline": []}"#, "name: missing; expected the scenario's name"),
+        (#"{"name": "x", "colour": "red"}"#,
+         "colour: unknown key; expected one of clock, description, device, expectations, media, name, rules, timeline"),
+        (#"{"name": "x", "device": {"uuid": "1234"}}"#, #"device.uuid: expected 32 hex digits, with or without dashes, got "1234""#),
+        (#"{"name": "x", "device": {"volume": {"level": 3}}}"#, "device.volume.level: expected a number from 0 to 1, got 3"),
+        (#"{"name": "x", "device": {"apps": [{"displayName": "y"}]}}"#, #"device.apps[0].appId: missing; expected the app id, e.g. "CC1AD845""#),
+        (#"{"name": "x", "device": {"apps": [{"appId": "A", "behaviour": "emp"}]}}"#,
+         #"device.apps[0].behaviour: expected one of "defaultMediaReceiver", "custom", "idleScreen", got "emp""#),
+        (#"{"name": "x", "clock": {"mode": "scaled"}}"#, "clock.speed: missing; expected how many times faster than real time"),
+        (#"{"name": "x", "clock": {"mode": "warp"}}"#, #"clock.mode: expected one of "real", "scaled", "manual", got "warp""#),
+        (#"{"name": "x", "media": {"a.mp4": {"duration": 90}}}"#, #"media["a.mp4"].duration: expected a duration like "5s" (more than 0), got a number (90)"#),
+        (#"{"name": "x", "media": {"a.mp4": {"load": {"buffering": [{"at": "1s"}]}}}}"#,
+         #"media["a.mp4"].load.buffering[0].for: missing; expected how long, e.g. "3s""#),
+        (#"{"name": "x", "media": {"a.mp4": {"tracks": [{"trackId": 1, "type": "SUBTITLE"}]}}}"#,
+         #"media["a.mp4"].tracks: [0].type: expected TEXT, AUDIO or VIDEO, got "SUBTITLE""#),
+        (#"{"name": "x", "timeline": [{"at": "1s"}]}"#,
+         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, stopApp, launchApp, standby, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance"),
+        (#"{"name": "x", "timeline": [{"at": "1s", "standby": true, "stopApp": true}]}"#,
+         "timeline[0]: has 2 actions (stopApp, standby); one step does one thing"),
+        (#"{"name": "x", "timeline": [{"after": {"event": "loaded"}, "standby": true}]}"#,
+         #"timeline[0].after.event: expected a message type such as "LOAD" or one of appLaunched, appStopped, connected, disconnected, itemChanged, sessionEnded, sessionStarted, got "loaded""#),
+        (#"{"name": "x", "timeline": [{"at": "1s", "advance": "1m"}]}"#, #"timeline[0].advance: advance needs "clock": {"mode": "manual"}"#),
+        (#"{"name": "x", "timeline": [{"at": "1s", "after": {"event": "LOAD"}, "standby": true}]}"#,
+         #"timeline[0]: has both "at" and "after"; a step fires at a time or after an event, not both"#),
+        (#"{"name": "x", "timeline": [{"emit": {"namespace": "media", "payload": {"status": []}}}]}"#,
+         #"timeline[0].emit.payload: expected an object with a "type" (senders index data["type"])"#),
+        (#"{"name": "x", "timeline": [{"closeConnection": {"mode": "slam"}}]}"#,
+         #"timeline[0].closeConnection.mode: expected one of "clean", "reset", got "slam""#),
+        (#"{"name": "x", "rules": [{"match": {"type": "LOAD"}, "action": "reply"}]}"#,
+         "rules[0].reply: missing; expected the JSON object to answer with"),
+        (#"{"name": "x", "rules": [{"match": {"type": "LOAD", "fields": {"a": {"$near": 1}}}, "action": "drop"}]}"#,
+         "rules[0].match.fields.a: unknown operator $near; expected one of $eq, $ne, $exists, $regex, $contains, $gt, $gte, $lt, $lte, $in"),
+        (#"{"name": "x", "rules": [{"match": {"namespace": "mediaa"}, "action": "drop"}]}"#,
+         #"rules[0].match.namespace: expected "urn:x-cast:..." or one of connection, deviceauth, heartbeat, media, receiver, got "mediaa""#),
+        (#"{"name": "x", "rules": [{"match": {}, "action": "drop", "times": 0}]}"#, "rules[0].times: expected an integer >= 1, got 0"),
+        (#"{"name": "x", "expectations": [{"name": "a", "message": {"type": "LOAD"}, "never": {"type": "STOP"}}]}"#,
+         "expectations[0]: has message and never; expected exactly one"),
+        (#"{"name": "x", "expectations": [{"name": "a", "sequence": []}]}"#, "expectations[0].sequence: expected at least one pattern"),
+        (#"{"name": "x", "expectations": [{"name": "a", "message": {}}, {"name": "a", "message": {}}]}"#,
+         #"expectations[1].name: "a" names another expectation too"#),
+        (#"{"name": "x", "expectations": [{"name": "a", "message": {"type": "LOAD"}, "within": "soon"}]}"#,
+         #"expectations[0].within: expected a duration like "5s" (more than 0), got "soon""#),
+        ("[1, 2]", "expected an object, got an array"),
+        (#"{"name": "x""#, "not valid JSON"),
+    ])
+    func badFiles(text: String, expected: String) {
+        let found = issues(text)
+        #expect(found.contains { $0 == expected || ($0.hasPrefix(expected) && expected == "not valid JSON") }, "got \(found)")
+    }
+
+    @Test("Every problem in a file is reported at once, in file order")
+    func allErrorsAtOnce() {
+        let found = issues(#"""
+        {"name": "",
+         "device": {"volume": {"level": -1}},
+         "timeline": [{"at": "soon", "buffering": "2 s"}, {"at": "1s", "remote": "rewind"}],
+         "expectations": [{"message": {"type": 5}}]}
+        """#)
+        #expect(found == [
+            #"name: expected a non-empty string, got """#,
+            "device.volume.level: expected a number from 0 to 1, got -1",
+            #"timeline[0].at: expected a duration like "5s", got "soon""#,
+            #"timeline[0].buffering: expected a duration like "5s" (more than 0), got "2 s""#,
+            #"timeline[1].remote: expected one of "play", "pause", "stop", got "rewind""#,
+            "expectations[0].name: missing; expected a name for the report",
+            "expectations[0].message.type: expected a non-empty string, got a number (5)",
+        ])
+    }
+
+    @Test("The shipped JSON Schema is the one `castsim schema` prints, and is valid JSON")
+    func schemaFileMatches() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scenarios/scenario.schema.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == ScenarioSchema.json.trimmingCharacters(in: .whitespacesAndNewlines),
+                "run scripts/embed-schema.sh")
+        let schema = try JSONValue.parse(ScenarioSchema.json)
+        #expect(schema["$defs"]?["step"] != nil)
+    }
+
+    @Test("Every example scenario in scenarios/ is valid")
+    func examplesAreValid() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scenarios")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".json") && $0 != "scenario.schema.json" }
+        #expect(files.count >= 8)
+        for file in files {
+            #expect(throws: Never.self, "\(file)") { try Scenario.load(contentsOf: folder.appendingPathComponent(file)) }
+        }
+    }
+}
