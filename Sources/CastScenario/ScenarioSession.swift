@@ -364,6 +364,11 @@ public struct ScenarioSession: Sendable {
     // MARK: Output
 
     private mutating func drain() -> [ScenarioOutput] {
+        // An `advance` step fired by this input moves the clock before we answer.
+        while let target = extendedTarget {
+            extendedTarget = nil
+            catchUp(to: target)
+        }
         defer { pending.removeAll(keepingCapacity: true) }
         return pending
     }
