@@ -56,11 +56,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Cast TLS port. Senders treat any port but 8009 as a cast group. 0 picks a free port.")
     var port = 8009
 
-    @Option(name: .customLong("http-port"), help: "Port of /setup/eureka_info over HTTP; -1 turns it off. 0 picks a free port.")
-    var httpPort = 8008
+    @Option(name: .customLong("http-port"), help: "Port of /setup/eureka_info over HTTP; \"off\" turns it off. 0 picks a free port.")
+    var httpPort = OptionalPort(8008)
 
-    @Option(name: .customLong("https-port"), help: "Port of /setup/eureka_info over HTTPS; -1 turns it off. 0 picks a free port.")
-    var httpsPort = 8443
+    @Option(name: .customLong("https-port"), help: "Port of /setup/eureka_info over HTTPS; \"off\" turns it off. 0 picks a free port.")
+    var httpsPort = OptionalPort(8443)
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. trace logs every message.")
     var logLevel: LogLevelArgument = .init(.info)
@@ -88,12 +88,7 @@ struct RunCommand: AsyncParsableCommand {
         if let uuid, DeviceIdentity.normalizeUUID(uuid) == nil {
             throw ValidationError("--uuid \"\(uuid)\": expected 32 hex digits, with or without dashes")
         }
-        for (flag, value) in [("--port", port), ("--http-port", httpPort), ("--https-port", httpsPort)] {
-            let allowsOff = flag != "--port"
-            guard (allowsOff && value == -1) || (0...65535).contains(value) else {
-                throw ValidationError("\(flag) \(value): expected a port number 0-65535\(allowsOff ? " or -1 to turn it off" : "")")
-            }
-        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port): expected a port number 0-65535") }
         guard heartbeatInterval >= 0, heartbeatInterval.isFinite else { throw ValidationError("--heartbeat-interval must be >= 0") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be >= 0") }
         guard defaultDuration > 0, defaultDuration.isFinite else { throw ValidationError("--default-duration must be > 0") }
@@ -118,8 +113,8 @@ struct RunCommand: AsyncParsableCommand {
         var configuration = try makeConfiguration(logger: logger)
         configuration.host = host
         configuration.castPort = port
-        configuration.httpPort = httpPort >= 0 ? httpPort : nil
-        configuration.httpsPort = httpsPort >= 0 ? httpsPort : nil
+        configuration.httpPort = httpPort.port
+        configuration.httpsPort = httpsPort.port
         if let speed { configuration.clock = .scaled(speed) }
         if manualClock { configuration.clock = .manual }
         let identity = configuration.device.identity
@@ -233,6 +228,22 @@ extension CastSimulator {
     var readyLine: String {
         "castsim ready cast=\(castAddress.hostAndPort) http=\(httpAddress?.hostAndPort ?? "off") https=\(httpsAddress?.hostAndPort ?? "off")"
     }
+}
+
+/// A port number 0-65535, or "off".
+struct OptionalPort: ExpressibleByArgument {
+    let port: Int?
+    init(_ port: Int?) { self.port = port }
+    init?(argument: String) {
+        if argument == "off" {
+            port = nil
+        } else if let number = Int(argument), (0...65535).contains(number) {
+            port = number
+        } else {
+            return nil
+        }
+    }
+    var defaultValueDescription: String { port.map(String.init) ?? "off" }
 }
 
 struct LogLevelArgument: ExpressibleByArgument {
