@@ -19,7 +19,9 @@ final class CastConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        id = runner.connectionOpened(context.channel)
+        let id = runner.nextConnectionId()
+        self.id = id
+        runner.connectionOpened(id, channel: context.channel)
         context.fireChannelActive()
     }
 

@@ -4,6 +4,7 @@ import CastWire
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// Runs one device (a ``ScenarioSession`` around a ``SimulatedDevice``; a plain run is an
 /// empty scenario) on one event loop: feeds it connection events, messages and time, and
@@ -40,14 +41,19 @@ final class DeviceRunner {
 
     // MARK: Inputs
 
-    func connectionOpened(_ channel: any Channel) -> ConnectionID {
+    /// A fresh id for a new connection. Taken before ``connectionOpened(_:channel:)`` so
+    /// the handler knows its id even if the device closes it while it opens.
+    func nextConnectionId() -> ConnectionID {
         loop.preconditionInEventLoop()
         lastConnectionId += 1
-        let id = ConnectionID(lastConnectionId)
+        return ConnectionID(lastConnectionId)
+    }
+
+    func connectionOpened(_ id: ConnectionID, channel: any Channel) {
+        loop.preconditionInEventLoop()
         connections[id] = ConnectionSink(channel: channel)
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
         apply(session.connectionOpened(id, now: now))
-        return id
     }
 
     func connectionClosed(_ id: ConnectionID) {
@@ -113,10 +119,15 @@ final class DeviceRunner {
                 guard let sink = connections[id] else { continue }
                 logger.notice("scenario closes the connection\(reset ? " with a reset" : "")", metadata: ["connection": "\(id)"])
                 if reset, let socket = sink.channel as? any SocketOptionProvider {
-                    // SO_LINGER 0: close() sends RST instead of FIN; no TLS close_notify either.
+                    // SO_LINGER 0: close() sends RST instead of FIN. Closing from the TLS
+                    // handler's context skips its close_notify exchange: a reset is abrupt.
                     let channel = sink.channel
                     socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
-                        channel.close(mode: .all, promise: nil)
+                        if let tls = try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) {
+                            tls.close(mode: .all, promise: nil)
+                        } else {
+                            channel.close(mode: .all, promise: nil)
+                        }
                     }
                 } else {
                     sink.channel.close(promise: nil)
