@@ -1,0 +1,79 @@
+"""The castsim command line: validate, schema, and the manual clock's stdin control."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+from e2e_harness import REPO_ROOT, wait_until
+
+SCENARIOS = REPO_ROOT / "scenarios"
+
+
+def run(binary: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_validate_accepts_every_example(castsim_bin: Path) -> None:
+    files = sorted(str(p) for p in SCENARIOS.glob("*.json") if p.name != "scenario.schema.json")
+    result = run(castsim_bin, "validate", *files)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(": ok (") == len(files)
+
+
+def test_validate_reports_every_error_with_its_path(castsim_bin: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({
+        "name": "bad",
+        "timeline": [{"after": {"event": "LOAD", "delay": "5 sec"}, "buffering": "1s"}],
+        "expectations": [{"message": {"type": "LOAD"}}],
+    }))
+    good = SCENARIOS / "plain-movie.json"
+    result = run(castsim_bin, "validate", str(good), str(bad))
+    assert result.returncode == 1
+    assert f"{good}: ok" in result.stdout
+    assert f"{bad}: 2 problems" in result.stderr
+    assert 'timeline[0].after.delay: expected a duration like "5s", got "5 sec"' in result.stderr
+    assert "expectations[0].name: missing; expected a name for the report" in result.stderr
+
+
+def test_schema_prints_the_shipped_schema(castsim_bin: Path) -> None:
+    result = run(castsim_bin, "schema")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == json.loads((SCENARIOS / "scenario.schema.json").read_text())
+
+
+def test_manual_clock_moves_by_stdin_commands(castsim_bin: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "manual.json"
+    scenario.write_text(json.dumps({
+        "name": "manual",
+        "clock": {"mode": "manual"},
+        "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+        "timeline": [{"at": "10m", "standby": True}],
+    }))
+    proc = subprocess.Popen(
+        [str(castsim_bin), "run", "--scenario", str(scenario), "--host", "127.0.0.1", "--port", "0",
+         "--http-port", "off", "--https-port", "off", "--exit-when-done", "--timeout", "30s",
+         "--report", str(tmp_path / "report.json")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        assert proc.stdout.readline().startswith("castsim ready cast=127.0.0.1:")
+        time.sleep(0.5)
+        assert proc.poll() is None, "the step at 10m must wait for the clock"
+        proc.stdin.write("advance 9m\n")
+        proc.stdin.flush()
+        time.sleep(0.5)
+        assert proc.poll() is None, "9 minutes is not enough"
+        proc.stdin.write("advance 1m\n")
+        proc.stdin.flush()
+        # The last step fired: the scenario is complete and castsim exits 0 by itself.
+        assert proc.wait(timeout=15) == 0
+        report = json.loads((tmp_path / "report.json").read_text())
+        assert report["stepsFired"] == 1 and report["duration"] == 600
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
