@@ -38,14 +38,9 @@ extension SimulatedDevice {
         case .buffer(let seconds):
             startBuffering(for: seconds)
         case .playerError(let code):
-            if var session = mediaSession {
-                cancelPendingLoad(of: session)
-                session.pendingLoad = nil
-                session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
-                session.playerState = .idle
-                mediaSession = nil
+            if let session = mediaSession {
                 log(.info, nil, "player error\(code.map { " \($0)" } ?? "") ends media session \(session.mediaSessionId)")
-                broadcastMediaStatus(session, requestId: 0, idleReason: .error)
+                endCurrentSession(reason: .error)
             }
         case .stopApp:
             if runningApp?.definition.behaviour != .idleScreen {
@@ -79,25 +74,14 @@ extension SimulatedDevice {
     }
 
     private mutating func remoteKey(_ key: OperatorInput.RemoteKey) {
-        guard var session = mediaSession, session.pendingLoad == nil else { return }
+        guard let session = mediaSession, session.pendingLoad == nil else { return }
         switch key {
-        case .play:
-            session.playerState = .playing
-            session.bufferingUntil = nil
-            session.clock.setRunning(true, at: now, limit: session.endPosition(at: now))
-            mediaSession = session
-            broadcastMediaStatus(session, requestId: 0)
-        case .pause:
-            session.playerState = .paused
-            session.bufferingUntil = nil
-            session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
-            mediaSession = session
-            broadcastMediaStatus(session, requestId: 0)
+        case .play, .pause:
+            let updated = settingPlaying(key == .play, session)
+            mediaSession = updated
+            broadcastMediaStatus(updated, requestId: 0)
         case .stop:
-            session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
-            session.playerState = .idle
-            mediaSession = nil
-            broadcastMediaStatus(session, requestId: 0, idleReason: .cancelled)
+            endCurrentSession(reason: .cancelled)
         }
     }
 }

@@ -172,16 +172,26 @@ extension SimulatedDevice {
         }
     }
 
-    /// Ends the current session (a newer load, app stop): a pending load's requester gets
-    /// LOAD_CANCELLED, every sender the final IDLE status.
-    mutating func endCurrentSession(reason: IdleReason) {
+    /// Ends the current session (STOP, a newer load, an error, the last item removed): a
+    /// pending load's requester gets LOAD_CANCELLED, every sender the final IDLE status,
+    /// carrying `requestId` when a request caused it.
+    mutating func endCurrentSession(reason: IdleReason, requestId: Int = 0) {
         guard var old = mediaSession else { return }
         cancelPendingLoad(of: old)
         old.pendingLoad = nil
         old.clock.setRunning(false, at: now, limit: old.endPosition(at: now))
         old.playerState = .idle
         mediaSession = nil
-        broadcastMediaStatus(old, requestId: 0, idleReason: reason)
+        broadcastMediaStatus(old, requestId: requestId, idleReason: reason)
+    }
+
+    /// Plays or pauses the current item from where it is; a stall ends.
+    func settingPlaying(_ playing: Bool, _ session: MediaSession) -> MediaSession {
+        var session = session
+        session.playerState = playing ? .playing : .paused
+        session.bufferingUntil = nil
+        session.clock.setRunning(playing, at: now, limit: session.endPosition(at: now))
+        return session
     }
 
     /// Tells the sender of a load that never finished that it was superseded.

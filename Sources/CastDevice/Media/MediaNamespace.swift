@@ -142,18 +142,13 @@ extension SimulatedDevice {
         // A live stream paused behind its window resumes at the window's start.
         let position = session.clampedPosition(session.currentTime(at: now), at: now)
         session.clock.seek(to: position, at: now)
-        session.playerState = .playing
-        session.bufferingUntil = nil
-        session.clock.setRunning(true, at: now, limit: session.endPosition(at: now))
+        session = settingPlaying(true, session)
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
     }
 
     private mutating func handlePause(_ request: Request) throws(MediaRequestError) {
-        var session = try controllableSession(request)
-        session.playerState = .paused
-        session.bufferingUntil = nil
-        session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
+        let session = settingPlaying(false, try controllableSession(request))
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
     }
@@ -178,22 +173,15 @@ extension SimulatedDevice {
         }
         // Clamped to the item (or the live window): Android seeks to 4294967296 for "live edge".
         session.clock.seek(to: session.clampedPosition(target, at: now), at: now)
-        session.playerState = running ? .playing : .paused
-        session.bufferingUntil = nil
-        session.clock.setRunning(running, at: now, limit: session.endPosition(at: now))
+        session = settingPlaying(running, session)
         session.preloadedItemId = nil
         mediaSession = session
         broadcastMediaStatus(session, requestId: request.requestId)
     }
 
     private mutating func handleMediaStop(_ request: Request) throws(MediaRequestError) {
-        var session = try addressedSession(request)
-        cancelPendingLoad(of: session)
-        session.pendingLoad = nil
-        session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
-        session.playerState = .idle
-        mediaSession = nil
-        broadcastMediaStatus(session, requestId: request.requestId, idleReason: .cancelled)
+        _ = try addressedSession(request)
+        endCurrentSession(reason: .cancelled, requestId: request.requestId)
     }
 
     private mutating func handleStreamVolume(_ request: Request) throws(MediaRequestError) {

@@ -121,12 +121,8 @@ extension SimulatedDevice {
         broadcastQueueChange(session, "REMOVE", itemIds: removed)
         guard !session.items.isEmpty else {
             // Removing every item ends the session.
-            cancelPendingLoad(of: session)
-            session.pendingLoad = nil
-            session.clock.setRunning(false, at: now, limit: nil)
-            session.playerState = .idle
-            mediaSession = nil
-            broadcastMediaStatus(session, requestId: request.requestId, idleReason: .cancelled)
+            mediaSession = session
+            endCurrentSession(reason: .cancelled, requestId: request.requestId)
             return
         }
         let target = currentItemId ?? (removing.contains(session.currentItemId) ? successor : nil)

@@ -62,9 +62,7 @@ extension SimulatedDevice {
                 completeDueLoad()
             case .bufferingEnds:
                 // The stall is over: play on from where it stopped.
-                session.bufferingUntil = nil
-                session.playerState = .playing
-                session.clock.setRunning(true, at: now, limit: session.endPosition(at: now))
+                session = settingPlaying(true, session)
                 mediaSession = session
                 broadcastMediaStatus(session, requestId: 0)
             case .bufferingStarts(let phase):
