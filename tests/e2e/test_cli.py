@@ -77,3 +77,28 @@ def test_manual_clock_moves_by_stdin_commands(castsim_bin: Path, tmp_path: Path)
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_examples_follow_the_json_schema() -> None:
+    """The schema editors use agrees with castsim's own validator on the examples."""
+    import jsonschema
+
+    schema = json.loads((SCENARIOS / "scenario.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in sorted(SCENARIOS.glob("*.json")):
+        if path.name == "scenario.schema.json":
+            continue
+        errors = [f"{'/'.join(map(str, e.path))}: {e.message}" for e in validator.iter_errors(json.loads(path.read_text()))]
+        assert not errors, f"{path.name}: {errors}"
+
+
+def test_schema_refuses_what_validate_refuses(castsim_bin: Path, tmp_path: Path) -> None:
+    import jsonschema
+
+    schema = json.loads((SCENARIOS / "scenario.schema.json").read_text())
+    bad = {"name": "x", "timeline": [{"at": "5 sec", "standby": True}], "rules": [{"match": {}, "action": "reply"}]}
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(bad))
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    assert run(castsim_bin, "validate", str(path)).returncode == 1
