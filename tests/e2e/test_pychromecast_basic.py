@@ -35,6 +35,7 @@ from e2e_harness import (
     HTTPS_PORT,
     CastsimDevice,
     Sender,
+    bind_problem,
     TrafficRecorder,
     wait_until,
 )
@@ -445,6 +446,8 @@ def test_signal_shuts_down_cleanly(
     status = device.stop(sig, timeout=10)
     assert not device.needed_sigkill, f"castsim did not exit within 10 s of {sig.name}"
     assert status == 0, f"castsim exited with status {status} after {sig.name}"
+    # The ports are free again right away.
+    assert bind_problem(device.host, (CAST_PORT, HTTP_PORT, HTTPS_PORT)) is None
     # castsim closed the connection (pychromecast then tries to reconnect).
     wait_until(
         lambda: "LOST" in sender.connection.statuses(),
