@@ -111,7 +111,8 @@ final class DeviceRunner {
                 send(envelope, to: recipients)
             case .device(.close(let id, let reason)):
                 logger.notice("closing connection: \(reason)", metadata: ["connection": "\(id)"])
-                connections.removeValue(forKey: id)?.channel.close(promise: nil)
+                // Bookkeeping happens in connectionClosed, when the channel is really gone.
+                connections[id]?.channel.close(promise: nil)
             case .device(.log(let event)):
                 logger.log(level: event.level.loggerLevel, "\(event.message)",
                            metadata: event.connection.map { ["connection": "\($0)"] })

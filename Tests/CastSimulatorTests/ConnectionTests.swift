@@ -123,6 +123,29 @@ struct ConnectionTests {
         }
     }
 
+    @Test("A silent connection is closed after the idle timeout; device PINGs arrive meanwhile")
+    func idleTimeout() async throws {
+        try await withSimulator(configure: {
+            $0.device.heartbeatInterval = 0.2
+            $0.device.idleTimeout = 1
+        }) { simulator, group in
+            let client = try await TestCastClient.connect(to: simulator.castAddress, group: group)
+            _ = try await client.connectToReceiver()
+            let ping = await client.waitFor(timeout: .seconds(5)) { envelope, json in
+                envelope.namespace == CastNamespace.heartbeat && json["type"] == "PING"
+            }
+            #expect(ping?.0.sourceId == "Tr@n$p0rt-0" && ping?.0.destinationId == "Tr@n$p0rt-0")
+            // Say nothing more: the device gives up on us.
+            #expect(await client.waitForClose(timeout: .seconds(10)))
+            var open = 1
+            for _ in 0..<100 where open > 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                open = try await simulator.inspect { $0.openConnections.count }
+            }
+            #expect(open == 0)
+        }
+    }
+
     @Test("The TLS certificate is fresh, self-signed RSA, valid for under 4 days with notBefore in the past")
     func tlsCertificate() async throws {
         try await withSimulator { simulator, group in
