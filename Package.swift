@@ -66,6 +66,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Figures, not pass/fail: `swift run -c release castsim-benchmarks`.
+        .executableTarget(
+            name: "castsim-benchmarks",
+            dependencies: [
+                "CastDevice", "CastWire", "CastSimulator",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/CastsimBenchmarks"
+        ),
         .testTarget(
             name: "CastWireTests",
             dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
