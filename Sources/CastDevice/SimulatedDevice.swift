@@ -74,7 +74,14 @@ public struct SimulatedDevice: Sendable {
     /// hour of manual-clock time plays out exactly as an hour of real time would.
     public mutating func advance(to target: SimTime) -> [DeviceOutput] {
         var steps = 0
+        var previous: SimTime?
         while let deadline = nextDeadline, deadline <= target, steps < Self.maxStepsPerAdvance {
+            // A deadline that handling did not move would spin here forever: a bug, logged.
+            if deadline == previous, deadline <= now {
+                log(.warning, nil, "deadline \(deadline) did not pass; skipping to \(target)")
+                break
+            }
+            previous = deadline
             now = max(now, deadline)
             runHeartbeats()
             advanceMedia()
@@ -185,7 +192,8 @@ public struct SimulatedDevice: Sendable {
     }
 
     /// Sends a JSON payload from `localId` to every socket connected to it, destination `*`.
-    mutating func broadcast(from localId: String, namespace: String, _ payload: JSONValue) {
+    /// `text` is the payload already encoded, when the caller has it.
+    mutating func broadcast(from localId: String, namespace: String, _ payload: JSONValue, text: String? = nil) {
         var recipients = virtualConnections.subscribers(of: localId)
         if configuration.isolateRequestIds, let requester = activeRequester, let requestId = payload["requestId"]?.intValue,
            requestId != 0, requestId == requester.requestId {
@@ -202,7 +210,7 @@ public struct SimulatedDevice: Sendable {
         guard !recipients.isEmpty else { return }
         let envelope = CastEnvelope(
             sourceId: localId, destinationId: CastEndpoint.broadcast,
-            namespace: namespace, payload: .string(payload.jsonText()))
+            namespace: namespace, payload: .string(text ?? payload.jsonText()))
         pending.append(.send(envelope, to: recipients))
     }
 

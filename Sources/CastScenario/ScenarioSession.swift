@@ -146,7 +146,14 @@ public struct ScenarioSession: Sendable {
     private mutating func catchUp(to target: SimTime) {
         var target = target
         var steps = 0
+        var previous: SimTime?
         while let deadline = nextDeadline, deadline <= target, steps < 1_000_000 {
+            // A deadline that handling did not move would spin here forever: a bug, logged.
+            if deadline == previous, deadline <= now {
+                log("deadline \(deadline) did not pass; skipping to \(target)", nil)
+                break
+            }
+            previous = deadline
             now = max(now, deadline)
             tick()
             steps += 1

@@ -65,13 +65,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. trace logs every message.")
     var logLevel: LogLevelArgument = .init(.info)
 
-    @Option(name: .customLong("heartbeat-interval"), help: "Seconds between the device's PINGs to each sender; 0 turns them off.")
+    @Option(name: .customLong("heartbeat-interval"), help: "Seconds between the device's PINGs to each sender; 0 turns them off. Without --scenario only: a scenario sets it in its device section.")
     var heartbeatInterval: Double = 5
 
-    @Option(name: .customLong("idle-timeout"), help: "Close a connection silent for this many seconds; 0 never closes.")
+    @Option(name: .customLong("idle-timeout"), help: "Close a connection silent for this many seconds; 0 never closes. Without --scenario only: a scenario sets it in its device section.")
     var idleTimeout: Double = 60
 
-    @Option(name: .customLong("default-duration"), help: "Duration in seconds of BUFFERED media loaded without one.")
+    @Option(name: .customLong("default-duration"), help: "Duration in seconds of BUFFERED media loaded without one. Without --scenario only: a scenario sets it in its device section.")
     var defaultDuration: Double = 600
 
     @Flag(name: .customLong("isolate-request-ids"), help: """
@@ -81,7 +81,7 @@ struct RunCommand: AsyncParsableCommand {
         """)
     var isolateRequestIds = false
 
-    @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen).")
+    @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen). Without --scenario only: a scenario sets it in its device section.")
     var audioOnly = false
 
     func validate() throws {
@@ -167,7 +167,6 @@ struct RunCommand: AsyncParsableCommand {
         }
         var identity = configuration.device.identity
         if let name { identity.friendlyName = name }
-        if scenario == nil { identity.friendlyName = name ?? "castsim" }
         if let model { identity.modelName = model }
         if let uuid { identity = try DeviceIdentity(uuid: uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
                                                     manufacturer: identity.manufacturer, supportsVideo: identity.supportsVideo,

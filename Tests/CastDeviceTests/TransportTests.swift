@@ -117,3 +117,18 @@ struct TransportTests {
         #expect(harness.closed.map(\.0) == [quiet, chatty])
     }
 }
+
+@Suite("Deadlines with awkward floating point")
+struct DeadlineRoundingTests {
+    @Test("An idle deadline whose subtraction rounds below the timeout still closes the connection")
+    func roundingIdleTimeout() {
+        // 0.7 + 0.1 - 0.7 < 0.1 in binary floating point.
+        var harness = DeviceHarness { $0.idleTimeout = 0.1; $0.heartbeatInterval = nil }
+        harness.now = SimTime(seconds: 0.7)
+        let connection = harness.open(1)
+        #expect(harness.device.nextDeadline == SimTime(seconds: 0.7 + 0.1))
+        harness.advance(0.1)
+        #expect(harness.closed.map(\.0) == [connection])
+        #expect(harness.device.nextDeadline == nil)
+    }
+}

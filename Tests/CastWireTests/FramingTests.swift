@@ -131,3 +131,37 @@ struct JSONValueTests {
         }
     }
 }
+
+@Suite("JSON text")
+struct JSONTextTests {
+    @Test("Escapes what JSON requires, keeps Unicode and slashes, writes integral numbers without a fraction")
+    func text() {
+        let value: JSONValue = ["s": "a\"b\\c\nd\u{01}é/🎬", "n": [1, -2, 0.5, 1e300, 4294967296, -0.25]]
+        #expect(value.jsonText() == #"{"n":[1,-2,0.5,1e+300,4294967296,-0.25],"s":"a\"b\\c\nd\u0001é/🎬"}"#)
+    }
+
+    @Test("Random values survive text and back", arguments: 0..<20)
+    func roundTrip(seed: Int) throws {
+        var state = UInt64(seed) &+ 0x9E37_79B9
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        func make(_ depth: Int) -> JSONValue {
+            switch next() % (depth > 3 ? 5 : 7) {
+            case 0: return .null
+            case 1: return .bool(next() % 2 == 0)
+            case 2: return .number(Double(Int64(bitPattern: next() << 20)) / Double(next() % 1000 + 1))
+            case 3: return .string(String((0..<next() % 8).map { _ in Character(UnicodeScalar(UInt8(next() % 127 + 1))) }))
+            case 4: return .number(Double(next() % 100_000))
+            case 5: return .array((0..<next() % 4).map { _ in make(depth + 1) })
+            default:
+                return .object(Dictionary((0..<next() % 4).map { _ in ("k\(next() % 10)", make(depth + 1)) }, uniquingKeysWith: { first, _ in first }))
+            }
+        }
+        for _ in 0..<50 {
+            let value = make(0)
+            #expect(try JSONValue.parse(value.jsonText()) == value, "\(value.jsonText())")
+        }
+    }
+}

@@ -104,23 +104,31 @@ extension SimulatedDevice {
     mutating func broadcastMediaStatus(_ session: MediaSession, requestId: Int, parts: MediaStatusParts = [],
                                        idleReason: IdleReason? = nil) {
         guard let transportId = runningApp?.transportId else { return }
-        let message = fittingMediaStatusMessage(session, requestId: requestId, parts: parts, idleReason: idleReason)
-        broadcast(from: transportId, namespace: CastNamespace.media, message)
+        let (message, text) = fittingMediaStatus(session, requestId: requestId, parts: parts, idleReason: idleReason)
+        broadcast(from: transportId, namespace: CastNamespace.media, message, text: text)
     }
 
-    /// A MEDIA_STATUS that fits in one frame. A message over 64 KiB cannot be sent at all,
-    /// so the optional parts go first: `items`, then the `extendedStatus` copy of the media,
-    /// then `media` itself (senders keep the media they already have).
     func fittingMediaStatusMessage(_ session: MediaSession, requestId: Int, parts: MediaStatusParts,
                                    idleReason: IdleReason?) -> JSONValue {
+        fittingMediaStatus(session, requestId: requestId, parts: parts, idleReason: idleReason).message
+    }
+
+    /// A MEDIA_STATUS that fits in one frame, with its JSON text. A message over 64 KiB
+    /// cannot be sent at all, so the optional parts go first: `items`, then the
+    /// `extendedStatus` copy of the media, then `media` itself (senders keep the media
+    /// they already have).
+    func fittingMediaStatus(_ session: MediaSession, requestId: Int, parts: MediaStatusParts,
+                            idleReason: IdleReason?) -> (message: JSONValue, text: String) {
         var parts = parts
         for dropped in [MediaStatusParts.items, .loading, .media] {
             let message = mediaStatusMessage(
                 requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason)])
-            if message.jsonText().utf8.count <= Self.maxPayloadBytes { return message }
+            let text = message.jsonText()
+            if text.utf8.count <= Self.maxPayloadBytes { return (message, text) }
             parts.remove(dropped)
         }
-        return mediaStatusMessage(requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason)])
+        let message = mediaStatusMessage(requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason)])
+        return (message, message.jsonText())
     }
 }
 

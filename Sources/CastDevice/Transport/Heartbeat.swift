@@ -34,7 +34,9 @@ extension SimulatedDevice {
     mutating func runHeartbeats() {
         for connection in liveness.keys.sorted() {
             guard let state = liveness[connection] else { continue }
-            if let idleTimeout = configuration.idleTimeout, now - state.lastHeard >= idleTimeout {
+            // Compared as `heartbeatDeadline` computes it: `now - lastHeard >= timeout` can be
+            // false at that very deadline by a rounding error, and the deadline would never pass.
+            if let idleTimeout = configuration.idleTimeout, state.lastHeard + idleTimeout <= now {
                 liveness.removeValue(forKey: connection)
                 virtualConnections.removeAll(on: connection)
                 pending.append(.close(connection, reason: "no message for \(formatSeconds(now - state.lastHeard)) (idle timeout \(formatSeconds(idleTimeout)))"))
