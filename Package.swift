@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "castsim",
             dependencies: [
-                "CastSimulator",
+                "CastSimulator", "CastScenario", "CastDevice", "CastWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -180,17 +180,11 @@ extension JSONValue {
             case "\u{08}": output += "\\b"
             case "\u{0C}": output += "\\f"
             case _ where scalar.value < 0x20:
-                output += "\\u00" + String(scalar.value, radix: 16).leftPadded(2)
+                output += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
             default:
                 output.unicodeScalars.append(scalar)
             }
         }
         output += "\""
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

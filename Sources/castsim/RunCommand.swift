@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastDevice
+import CastWire
 import CastScenario
 import CastSimulator
 import Dispatch
@@ -218,7 +219,7 @@ struct RunCommand: AsyncParsableCommand {
             }
             words.append(hash)
         }
-        return words.map { String($0, radix: 16).leftPadded(16) }.joined()
+        return words.map { String($0, radix: 16).leftPadded(to: 16) }.joined()
     }
 }
 
@@ -254,12 +255,6 @@ struct LogLevelArgument: ExpressibleByArgument {
     }
     var defaultValueDescription: String { level.rawValue }
     static var allValueStrings: [String] { Logger.Level.allCases.map(\.rawValue) }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
 }
 
 /// Resumes a continuation with the first of several racing outcomes.

@@ -75,7 +75,7 @@ private final class ResponseCollector: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
-        received.withLockedValue { $0.writeBuffer(&buffer) }
+        _ = received.withLockedValue { $0.writeBuffer(&buffer) }
     }
 
     func channelInactive(context: ChannelHandlerContext) { done.succeed() }
