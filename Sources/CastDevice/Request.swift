@@ -17,8 +17,8 @@ struct Request {
         case missingType
     }
 
-    static func decode(_ envelope: CastEnvelope, on connection: ConnectionID) -> Result<Request, Malformed> {
-        guard let text = envelope.utf8, let json = try? JSONValue.parse(text) else { return .failure(.notJSON) }
+    static func decode(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) -> Result<Request, Malformed> {
+        guard let json = payload else { return .failure(.notJSON) }
         guard let fields = json.objectValue else { return .failure(.notAnObject(json.typeName)) }
         guard let type = fields["type"]?.stringValue else { return .failure(.missingType) }
         let requestId = fields["requestId"]?.intValue
@@ -66,7 +66,12 @@ struct Request {
 }
 
 /// A request field with the wrong type or value; becomes INVALID_REQUEST / INVALID_PARAMS.
+/// Written "path: what was expected"; the two halves are kept apart for scenario files,
+/// which report the path their own way.
 struct InvalidParams: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+
+    var path: String { description.components(separatedBy: ": ").first ?? "" }
+    var message: String { description.components(separatedBy: ": ").dropFirst().joined(separator: ": ") }
 }

@@ -57,6 +57,13 @@ public struct SimulatedDevice: Sendable {
 
     /// One message from a sender.
     public mutating func receive(_ envelope: CastEnvelope, on connection: ConnectionID, now: SimTime) -> [DeviceOutput] {
+        receive(envelope, payload: envelope.utf8.flatMap { try? JSONValue.parse($0) }, on: connection, now: now)
+    }
+
+    /// One message from a sender whose JSON payload the caller has already parsed (nil when
+    /// it is not JSON), so it is parsed once however many layers look at it.
+    public mutating func receive(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID,
+                                 now: SimTime) -> [DeviceOutput] {
         self.now = max(self.now, now)
         guard liveness[connection] != nil else {
             log(.warning, connection, "message on unknown connection dropped")
@@ -64,7 +71,7 @@ public struct SimulatedDevice: Sendable {
         }
         // Any inbound message counts as liveness: castv2-client never answers our PINGs.
         liveness[connection]?.lastHeard = now
-        route(envelope, on: connection)
+        route(envelope, payload: payload, on: connection)
         return drain()
     }
 
@@ -118,12 +125,12 @@ public struct SimulatedDevice: Sendable {
 
     // MARK: Routing
 
-    private mutating func route(_ envelope: CastEnvelope, on connection: ConnectionID) {
+    private mutating func route(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
         switch envelope.namespace {
         case CastNamespace.connection:
-            handleConnectionNamespace(envelope, on: connection)
+            handleConnectionNamespace(envelope, payload: payload, on: connection)
         case CastNamespace.heartbeat:
-            handleHeartbeat(envelope, on: connection)
+            handleHeartbeat(envelope, payload: payload, on: connection)
         case CastNamespace.deviceAuth:
             handleDeviceAuth(envelope, on: connection)
         default:
@@ -133,17 +140,17 @@ public struct SimulatedDevice: Sendable {
                     "dropped \(envelope.namespace) message from \(envelope.sourceId) to \(envelope.destinationId): no CONNECT to that endpoint")
                 return
             }
-            routeToEndpoint(envelope, on: connection)
+            routeToEndpoint(envelope, payload: payload, on: connection)
         }
     }
 
-    private mutating func routeToEndpoint(_ envelope: CastEnvelope, on connection: ConnectionID) {
+    private mutating func routeToEndpoint(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
         if envelope.destinationId == CastEndpoint.platformReceiver {
             guard envelope.namespace == CastNamespace.receiver else {
                 log(.info, connection, "dropped \(envelope.namespace) message to receiver-0: not a platform namespace")
                 return
             }
-            withRequest(envelope, on: connection) { $0.handleReceiverNamespace($1, envelope, on: connection) }
+            withRequest(envelope, payload: payload, on: connection) { $0.handleReceiverNamespace($1, envelope, on: connection) }
             return
         }
         guard let app = runningApp, app.transportId == envelope.destinationId else {
@@ -155,7 +162,7 @@ public struct SimulatedDevice: Sendable {
             return
         }
         if envelope.namespace == CastNamespace.media, app.definition.behaviour == .mediaReceiver {
-            withRequest(envelope, on: connection) { $0.handleMediaNamespace($1, envelope, on: connection) }
+            withRequest(envelope, payload: payload, on: connection) { $0.handleMediaNamespace($1, envelope, on: connection) }
         } else {
             log(.debug, connection, "\(envelope.namespace) message to \(app.definition.displayName) accepted, no handler")
         }
@@ -163,9 +170,9 @@ public struct SimulatedDevice: Sendable {
 
     /// Decodes a JSON request once and runs its handler with the request's sender
     /// recorded as the one being answered.
-    private mutating func withRequest(_ envelope: CastEnvelope, on connection: ConnectionID,
+    private mutating func withRequest(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID,
                                       _ body: (inout SimulatedDevice, Result<Request, Request.Malformed>) -> Void) {
-        let decoded = Request.decode(envelope, on: connection)
+        let decoded = Request.decode(envelope, payload: payload, on: connection)
         if case .success(let request) = decoded { activeRequester = Requester(request) }
         body(&self, decoded)
         activeRequester = nil

@@ -49,7 +49,7 @@ struct ScenarioParser {
         guard let top = reader.object(json, at: "", allowed: Self.topKeys) else { return nil }
         let name = reader.string(reader.required(top, "name", at: "", what: "the scenario's name"), at: "name", nonEmpty: true)
         let description = reader.string(top["description"], at: "description")
-        var device = device(top["device"])
+        let device = device(top["device"])
         let clock = clock(top["clock"])
         let media = catalog(top["media"])
         let timeline = (reader.array(top["timeline"], at: "timeline") ?? []).enumerated().compactMap { index, step in
@@ -76,7 +76,6 @@ struct ScenarioParser {
             entries.first { !$0.isPattern && $0.matches(info.contentId) }?.behaviour
                 ?? entries.first { $0.isPattern && $0.matches(info.contentId) }?.behaviour
         }
-        device = configuration
         return Scenario(name: name, description: description, device: configuration, clock: clock, media: media,
                         timeline: timeline, rules: rules, expectations: expectations)
     }
@@ -215,9 +214,9 @@ struct ScenarioParser {
             }
             behaviour.contentType = reader.string(fields["contentType"], at: R.join(path, "contentType"), nonEmpty: true)
             if let tracks = fields["tracks"] {
-                if let problem = MediaInformation.problem(inTracks: tracks) {
-                    // The message starts with "tracks...": keep the file's path in front.
-                    reader.fail(R.join(path, "tracks"), problem.hasPrefix("tracks") ? String(problem.dropFirst("tracks".count)).trimmingCharacters(in: CharacterSet(charactersIn: ": ")) : problem)
+                // The same checks as a LOAD's media.tracks, reported at this file's path.
+                if let problem = MediaInformation.problem(inTracks: tracks, path: R.join(path, "tracks")) {
+                    reader.fail(problem.path, problem.message)
                 } else {
                     behaviour.tracks = tracks
                 }

@@ -211,12 +211,12 @@ public struct ScenarioSession: Sendable {
                 emitDevice([ruleReply(reply, to: envelope, on: connection, payload: payload)])
                 return
             case .replyAlso(let reply):
-                emitDevice(device.receive(envelope, on: connection, now: now))
+                emitDevice(device.receive(envelope, payload: payload, on: connection, now: now))
                 emitDevice([ruleReply(reply, to: envelope, on: connection, payload: payload)])
                 return
             }
         }
-        emitDevice(device.receive(envelope, on: connection, now: now))
+        emitDevice(device.receive(envelope, payload: payload, on: connection, now: now))
     }
 
     /// A rule's reply: unicast back to the sender, carrying the request's id unless the
@@ -226,7 +226,7 @@ public struct ScenarioSession: Sendable {
     {
         var body = reply
         if reply["requestId"] == nil, let requestId = payload?["requestId"] {
-            body = reply.setting("requestId", requestId)
+            body = reply.replacing("requestId", with: requestId)
         }
         let envelope = CastEnvelope(sourceId: request.destinationId, destinationId: request.sourceId,
                                     namespace: request.namespace, payload: .string(body.jsonText()))
@@ -404,12 +404,4 @@ struct ExpectationProgress: Sendable, Equatable {
 
 extension Expectation {
     var isNever: Bool { if case .never = kind { true } else { false } }
-}
-
-extension JSONValue {
-    func setting(_ key: String, _ value: JSONValue) -> JSONValue {
-        guard case .object(var members) = self else { return self }
-        members[key] = value
-        return .object(members)
-    }
 }

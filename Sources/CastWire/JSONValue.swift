@@ -81,6 +81,20 @@ extension JSONValue {
 
     public var isNull: Bool { self == .null }
 
+    /// The object with `key` set to `value` (other values are returned unchanged).
+    public func replacing(_ key: String, with value: JSONValue) -> JSONValue {
+        guard case .object(var members) = self else { return self }
+        members[key] = value
+        return .object(members)
+    }
+
+    /// The object without `key` (other values are returned unchanged).
+    public func removing(_ key: String) -> JSONValue {
+        guard case .object(var members) = self else { return self }
+        members.removeValue(forKey: key)
+        return .object(members)
+    }
+
     /// A short name of the JSON type, for error messages ("expected a number, got a string").
     public var typeName: String {
         switch self {

@@ -98,7 +98,7 @@ struct ScenarioParsingTests {
         (#"{"name": "x", "media": {"a.mp4": {"load": {"buffering": [{"at": "1s"}]}}}}"#,
          #"media["a.mp4"].load.buffering[0].for: missing; expected how long, e.g. "3s""#),
         (#"{"name": "x", "media": {"a.mp4": {"tracks": [{"trackId": 1, "type": "SUBTITLE"}]}}}"#,
-         #"media["a.mp4"].tracks: [0].type: expected TEXT, AUDIO or VIDEO, got "SUBTITLE""#),
+         #"media["a.mp4"].tracks[0].type: expected TEXT, AUDIO or VIDEO, got "SUBTITLE""#),
         (#"{"name": "x", "timeline": [{"at": "1s"}]}"#,
          "timeline[0]: no action; expected one of emit, volume, buffering, playerError, stopApp, launchApp, standby, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance"),
         (#"{"name": "x", "timeline": [{"at": "1s", "standby": true, "stopApp": true}]}"#,

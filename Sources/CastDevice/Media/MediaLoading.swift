@@ -67,16 +67,11 @@ extension SimulatedDevice {
         }
         endCurrentSession(reason: .interrupted)
 
-        var queue = MediaQueue()
-        let ids = queue.replaceAll(with: items)
-        queue.repeatMode = repeatMode
-        queue.queueData = queueData
-        // The load itself is not a queue change: the sequence starts at 0 for the new session.
-        queue.resetSequence()
+        let queue = MediaQueue(items: items, repeatMode: repeatMode, queueData: queueData)
         lastMediaSessionId += 1
         let start = queue.items[startIndex]
         var session = MediaSession(
-            mediaSessionId: lastMediaSessionId, queue: queue, currentItemId: ids[startIndex], playerState: .idle,
+            mediaSessionId: lastMediaSessionId, queue: queue, currentItemId: start.itemId, playerState: .idle,
             clock: PlayerClock(position: 0, at: now, rate: rate ?? 1, running: false),
             streamVolume: Volume(level: 1, muted: false), activeTrackIds: start.activeTrackIds ?? [],
             customData: request["customData"], credentials: request["credentials"]?.stringValue,

@@ -115,16 +115,12 @@ extension SimulatedDevice {
     // MARK: Status
 
     private mutating func handleMediaGetStatus(_ request: Request) throws(MediaRequestError) {
-        guard let session = mediaSession else {
+        guard mediaSession != nil else {
             // `status: []` when there is no session, unicast.
             reply(to: request.envelope, on: request.connection, mediaStatusMessage(requestId: request.requestId, entries: []))
             return
         }
-        let requested = try params { () throws(InvalidParams) in try request.int("mediaSessionId") }
-        if let requested, requested != session.mediaSessionId {
-            throw .invalidRequest(reason: "INVALID_MEDIA_SESSION_ID",
-                                  detail: "mediaSessionId \(requested) is not the current session \(session.mediaSessionId)")
-        }
+        let session = try addressedSession(request)
         // options: 1 = NO_METADATA, 2 = NO_QUEUE_ITEMS.
         let options = try params { () throws(InvalidParams) in try request.int("options") } ?? 0
         var parts: MediaStatusParts = [.media, .items, .loading]

@@ -3,6 +3,7 @@ import CastWire
 /// The ordered items of a media session, with receiver-assigned ids, the repeat mode and
 /// the `sequenceNumber` that every queue change increases.
 public struct MediaQueue: Sendable, Equatable {
+
     public private(set) var items: [QueueItem] = []
     public var repeatMode: RepeatMode = .off
     /// Increases with every change of the queue's items or order.
@@ -76,16 +77,20 @@ public struct MediaQueue: Sendable, Equatable {
         sequenceNumber += 1
     }
 
-    mutating func resetSequence() { sequenceNumber = 0 }
-
     /// Swaps in a new version of an item (same id), without counting it as a queue change.
     mutating func replaceItem(_ item: QueueItem) {
         if let position = index(of: item.itemId) { items[position] = item }
     }
 
-    mutating func replaceAll(with newItems: [QueueItem]) -> [Int] {
-        items = []
-        return insert(newItems, before: nil)
+    /// A queue over `newItems`, ids from 1: a fresh queue, so its sequence starts at 0.
+    init(items newItems: [QueueItem], repeatMode: RepeatMode, queueData: JSONValue?) {
+        self.repeatMode = repeatMode
+        self.queueData = queueData
+        items = newItems
+        for index in items.indices {
+            lastItemId += 1
+            items[index].itemId = lastItemId
+        }
     }
 
     /// The item `offset` places from `itemId`, wrapping when the repeat mode does;

@@ -221,8 +221,7 @@ extension SimulatedDevice {
             ? Array(order[(position + 1)...].prefix(nextCount))
             : Array(order[..<position].suffix(prevCount))
         // Answered as a QUEUE_CHANGE with the requestId (the Android SDK resolves it so).
-        var message = broadcastQueueChangeMessage(session, "NO_CHANGE", itemIds: range)
-        message = message.replacing("requestId", with: .number(Double(request.requestId)))
-        reply(to: request.envelope, on: request.connection, message)
+        reply(to: request.envelope, on: request.connection,
+              queueChangeMessage(session, "NO_CHANGE", itemIds: range, requestId: request.requestId))
     }
 }

@@ -55,7 +55,11 @@ extension SimulatedDevice {
 
     /// One MediaStatus object (§6.4). The always-present fields are always here:
     /// the Android SDK drops a status without `mediaSessionId`, and needs both volume keys.
-    func mediaStatusEntry(_ session: MediaSession, parts: MediaStatusParts = [], idleReason: IdleReason? = nil) -> JSONValue {
+    ///
+    /// `loadingItemId` names the next item when the status of an item that just ended
+    /// announces it; otherwise the session's own pending load decides.
+    func mediaStatusEntry(_ session: MediaSession, parts: MediaStatusParts = [], idleReason: IdleReason? = nil,
+                          loadingItemId: Int? = nil) -> JSONValue {
         var fields: [String: JSONValue] = [
             "mediaSessionId": .number(Double(session.mediaSessionId)),
             "playerState": .string(session.playerState.rawValue),
@@ -69,7 +73,7 @@ extension SimulatedDevice {
         ]
         if let idleReason { fields["idleReason"] = .string(idleReason.rawValue) }
         if let customData = session.customData { fields["customData"] = customData }
-        if let loading = session.loadingItemId { fields["loadingItemId"] = .number(Double(loading)) }
+        if let loading = loadingItemId ?? session.loadingItemId { fields["loadingItemId"] = .number(Double(loading)) }
         if let preloaded = session.preloadedItemId { fields["preloadedItemId"] = .number(Double(preloaded)) }
         if let queueData = session.queue.queueData { fields["queueData"] = queueData }
         if let range = session.liveSeekableRange(at: now) {
@@ -102,9 +106,10 @@ extension SimulatedDevice {
     /// Broadcasts a MEDIA_STATUS for `session` from the running app's transport to every
     /// sender connected to it, tagged with the causing request's id (0 if unsolicited).
     mutating func broadcastMediaStatus(_ session: MediaSession, requestId: Int, parts: MediaStatusParts = [],
-                                       idleReason: IdleReason? = nil) {
+                                       idleReason: IdleReason? = nil, loadingItemId: Int? = nil) {
         guard let transportId = runningApp?.transportId else { return }
-        let (message, text) = fittingMediaStatus(session, requestId: requestId, parts: parts, idleReason: idleReason)
+        let (message, text) = fittingMediaStatus(session, requestId: requestId, parts: parts, idleReason: idleReason,
+                                                 loadingItemId: loadingItemId)
         broadcast(from: transportId, namespace: CastNamespace.media, message, text: text)
     }
 
@@ -118,30 +123,16 @@ extension SimulatedDevice {
     /// `extendedStatus` copy of the media, then `media` itself (senders keep the media
     /// they already have).
     func fittingMediaStatus(_ session: MediaSession, requestId: Int, parts: MediaStatusParts,
-                            idleReason: IdleReason?) -> (message: JSONValue, text: String) {
+                            idleReason: IdleReason?, loadingItemId: Int? = nil) -> (message: JSONValue, text: String) {
         var parts = parts
         for dropped in [MediaStatusParts.items, .loading, .media] {
             let message = mediaStatusMessage(
-                requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason)])
+                requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason, loadingItemId: loadingItemId)])
             let text = message.jsonText()
             if text.utf8.count <= Self.maxPayloadBytes { return (message, text) }
             parts.remove(dropped)
         }
-        let message = mediaStatusMessage(requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason)])
+        let message = mediaStatusMessage(requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason, loadingItemId: loadingItemId)])
         return (message, message.jsonText())
-    }
-}
-
-extension JSONValue {
-    func removing(_ key: String) -> JSONValue {
-        guard case .object(var fields) = self else { return self }
-        fields.removeValue(forKey: key)
-        return .object(fields)
-    }
-
-    func replacing(_ key: String, with value: JSONValue) -> JSONValue {
-        guard case .object(var fields) = self else { return self }
-        fields[key] = value
-        return .object(fields)
     }
 }

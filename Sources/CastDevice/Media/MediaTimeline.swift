@@ -109,10 +109,7 @@ extension SimulatedDevice {
             return
         }
         // IDLE/FINISHED for the item that ended, naming the one that loads next.
-        var ended = session
-        ended.pendingLoad = PendingLoad(itemId: next.itemId, readyAt: now, outcome: .play, requester: nil,
-                                        autoplay: true, startPosition: 0, isInitial: false)
-        broadcastMediaStatus(ended, requestId: 0, idleReason: .finished)
+        broadcastMediaStatus(session, requestId: 0, idleReason: .finished, loadingItemId: next.itemId)
         beginLoad(of: next, in: &session, requester: nil, autoplay: next.autoplay, position: nil, initial: false)
         mediaSession = session
         completeDueLoad()
@@ -123,10 +120,10 @@ extension SimulatedDevice {
         beginLoad(of: item, in: &session, requester: nil, autoplay: item.autoplay, position: position, initial: false)
     }
 
-    func broadcastQueueChangeMessage(_ session: MediaSession, _ changeType: String, itemIds: [Int],
-                                     insertBefore: Int? = nil, reorderItemIds: [Int]? = nil) -> JSONValue {
+    func queueChangeMessage(_ session: MediaSession, _ changeType: String, itemIds: [Int], requestId: Int = 0,
+                            insertBefore: Int? = nil, reorderItemIds: [Int]? = nil) -> JSONValue {
         var fields: [String: JSONValue] = [
-            "type": "QUEUE_CHANGE", "requestId": 0, "changeType": .string(changeType),
+            "type": "QUEUE_CHANGE", "requestId": .number(Double(requestId)), "changeType": .string(changeType),
             "itemIds": .array(itemIds.map { .number(Double($0)) }),
             "sequenceNumber": .number(Double(session.queue.sequenceNumber)),
         ]
@@ -141,7 +138,7 @@ extension SimulatedDevice {
                                        insertBefore: Int? = nil, reorderItemIds: [Int]? = nil) {
         guard let transportId = runningApp?.transportId else { return }
         broadcast(from: transportId, namespace: CastNamespace.media,
-                  broadcastQueueChangeMessage(session, changeType, itemIds: itemIds, insertBefore: insertBefore,
-                                              reorderItemIds: reorderItemIds))
+                  queueChangeMessage(session, changeType, itemIds: itemIds, insertBefore: insertBefore,
+                                     reorderItemIds: reorderItemIds))
     }
 }

@@ -84,13 +84,13 @@ func validateActiveTracks(_ ids: [Int], against tracks: [Track], path: String) t
 }
 
 extension MediaInformation {
-    /// What is wrong with a `tracks` array, or nil when a LOAD would accept it.
-    public static func problem(inTracks value: JSONValue) -> String? {
+    /// What is wrong with a `tracks` array found at `path`, or nil when a LOAD would accept it.
+    public static func problem(inTracks value: JSONValue, path: String) -> (path: String, message: String)? {
         do {
-            _ = try decodeTracks(value, path: "tracks")
+            _ = try decodeTracks(value, path: path)
             return nil
         } catch {
-            return error.description
+            return (error.path, error.message)
         }
     }
 }

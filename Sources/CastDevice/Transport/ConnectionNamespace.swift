@@ -6,8 +6,8 @@ extension SimulatedDevice {
     /// The only CASTV2 protocol version castsim speaks: no chunking, no binary-over-UTF-8.
     static let supportedProtocolVersion = 0
 
-    mutating func handleConnectionNamespace(_ envelope: CastEnvelope, on connection: ConnectionID) {
-        guard let text = envelope.utf8, let payload = try? JSONValue.parse(text), payload.objectValue != nil else {
+    mutating func handleConnectionNamespace(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
+        guard let payload, payload.objectValue != nil else {
             log(.warning, connection, "connection namespace: payload is not a JSON object, ignored")
             return
         }

@@ -14,8 +14,8 @@ struct ConnectionLiveness: Sendable {
 }
 
 extension SimulatedDevice {
-    mutating func handleHeartbeat(_ envelope: CastEnvelope, on connection: ConnectionID) {
-        guard let text = envelope.utf8, let payload = try? JSONValue.parse(text) else {
+    mutating func handleHeartbeat(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
+        guard let payload else {
             log(.warning, connection, "heartbeat: payload is not JSON, ignored")
             return
         }
