@@ -17,6 +17,25 @@ struct ConnectionTests {
         }
     }
 
+    @Test("TLS 1.2 is accepted; a sender limited to TLS 1.1 cannot connect")
+    func tlsVersions() async throws {
+        try await withSimulator { simulator, group in
+            let modern = try await TestCastClient.connect(to: simulator.castAddress, group: group, maximumTLSVersion: .tlsv12)
+            #expect(try await modern.connectToReceiver() != nil)
+            await modern.close()
+            var refused = false
+            do {
+                let old = try await TestCastClient.connect(to: simulator.castAddress, group: group, maximumTLSVersion: .tlsv11)
+                // The handshake fails after TCP connects: nothing comes back, the connection closes.
+                try? await old.send(to: "receiver-0", CastNamespace.connection, ["type": "CONNECT"])
+                refused = await old.waitForClose(timeout: .seconds(5))
+            } catch {
+                refused = true
+            }
+            #expect(refused)
+        }
+    }
+
     @Test("Two connections both receive a broadcast caused by one of them")
     func broadcastsReachBoth() async throws {
         try await withSimulator { simulator, group in

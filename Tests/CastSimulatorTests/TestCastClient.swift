@@ -22,9 +22,12 @@ final class TestCastClient: Sendable {
         self.queue = queue
     }
 
-    static func connect(to address: SocketAddress, group: any EventLoopGroup, receiveBuffer: Int? = nil) async throws -> TestCastClient {
+    static func connect(to address: SocketAddress, group: any EventLoopGroup, receiveBuffer: Int? = nil,
+                        maximumTLSVersion: TLSVersion? = nil) async throws -> TestCastClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
+        tls.maximumTLSVersion = maximumTLSVersion
+        if maximumTLSVersion == .tlsv11 { tls.minimumTLSVersion = .tlsv1 }
         let context = try NIOSSLContext(configuration: tls)
         let queue = EventQueue()
         var bootstrap = ClientBootstrap(group: group)

@@ -102,3 +102,34 @@ def test_schema_refuses_what_validate_refuses(castsim_bin: Path, tmp_path: Path)
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
     assert run(castsim_bin, "validate", str(path)).returncode == 1
+
+
+def run_scenario(binary: Path, tmp_path: Path, scenario: dict, *extra: str, timeout: float = 60) -> tuple[int, float, dict]:
+    """castsim run --scenario ... --exit-when-done on ephemeral ports; (exit code, seconds, report)."""
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    report = tmp_path / "report.json"
+    started = time.monotonic()
+    result = subprocess.run(
+        [str(binary), "run", "--scenario", str(path), "--host", "127.0.0.1", "--port", "0", "--http-port", "off",
+         "--https-port", "off", "--exit-when-done", "--report", str(report), *extra],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    return result.returncode, time.monotonic() - started, json.loads(report.read_text())
+
+
+def test_timeout_ends_a_run_whose_expectations_are_still_pending(castsim_bin: Path, tmp_path: Path) -> None:
+    scenario = {"name": "waits", "expectations": [{"name": "a LOAD within the hour", "message": {"type": "LOAD"}, "within": "1h"}]}
+    status, seconds, report = run_scenario(castsim_bin, tmp_path, scenario, "--timeout", "2s")
+    assert status == 1
+    assert 1.5 < seconds < 20
+    assert report["passed"] is False
+    assert report["expectations"][0]["reason"] == "not seen by the end of the run"
+
+
+def test_speed_runs_the_timeline_faster(castsim_bin: Path, tmp_path: Path) -> None:
+    # 100 s of scenario time at 100x: about one second of wall time.
+    scenario = {"name": "fast", "device": {"heartbeatInterval": "0s"}, "timeline": [{"at": "100s", "standby": True}]}
+    status, seconds, report = run_scenario(castsim_bin, tmp_path, scenario, "--speed", "100", "--timeout", "30s")
+    assert status == 0
+    assert seconds < 10, f"took {seconds:.1f}s"
+    assert report["stepsFired"] == 1 and report["duration"] >= 100
