@@ -6,9 +6,10 @@ import CastWire
 extension SimulatedDevice {
     mutating func handleLoad(_ request: Request) throws(MediaRequestError) {
         guard let mediaJSON = request["media"] else { throw .invalidParams("LOAD without media") }
-        var first = try params { () throws(InvalidParams) in
-            try QueueItem(json: ["media": mediaJSON], path: "", allowItemId: true)
-        }
+        // A LOAD is one item: its media, with the request's own autoplay and tracks.
+        var first = QueueItem(itemId: 0, media: try params { () throws(InvalidParams) in
+            try MediaInformation(json: mediaJSON, path: "media")
+        })
         let (startTime, activeTrackIds, rate, queueData) = try params { () throws(InvalidParams) in
             (try request.double("currentTime"), try request.intArray("activeTrackIds"), try request.double("playbackRate"),
              try request.object("queueData"))
