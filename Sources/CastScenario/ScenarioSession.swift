@@ -143,8 +143,9 @@ public struct ScenarioSession: Sendable {
 
     // MARK: Time
 
+    /// Handles everything due up to `target`. An `advance` step fired on the way only
+    /// records how far to go next; ``drain()`` carries that out.
     private mutating func catchUp(to target: SimTime) {
-        var target = target
         var steps = 0
         var previous: SimTime?
         while let deadline = nextDeadline, deadline <= target, steps < 1_000_000 {
@@ -157,15 +158,9 @@ public struct ScenarioSession: Sendable {
             now = max(now, deadline)
             tick()
             steps += 1
-            target = max(target, extendedTarget ?? target)
-            extendedTarget = nil
         }
         now = max(now, target)
         tick()
-        if let extended = extendedTarget {
-            extendedTarget = nil
-            catchUp(to: extended)
-        }
     }
 
     /// Set by an `advance` step: how far the manual clock jumps.

@@ -133,3 +133,11 @@ def test_speed_runs_the_timeline_faster(castsim_bin: Path, tmp_path: Path) -> No
     assert status == 0
     assert seconds < 10, f"took {seconds:.1f}s"
     assert report["stepsFired"] == 1 and report["duration"] >= 100
+
+
+def test_a_day_in_manual_time_takes_moments(castsim_bin: Path, tmp_path: Path) -> None:
+    scenario = json.loads((SCENARIOS / "manual-clock-day.json").read_text())
+    status, seconds, report = run_scenario(castsim_bin, tmp_path, scenario, "--timeout", "30s")
+    assert status == 0
+    assert seconds < 10
+    assert report["duration"] == 86400 and report["stepsFired"] == 6
