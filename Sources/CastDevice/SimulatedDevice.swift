@@ -192,10 +192,7 @@ public struct SimulatedDevice: Sendable {
     /// Sends a JSON payload back to the endpoint that sent `request`, on its socket,
     /// with source and destination swapped.
     mutating func reply(to request: CastEnvelope, on connection: ConnectionID, _ payload: JSONValue) {
-        let envelope = CastEnvelope(
-            sourceId: request.destinationId, destinationId: request.sourceId,
-            namespace: request.namespace, payload: .string(payload.jsonText()))
-        pending.append(.send(envelope, to: [connection]))
+        pending.append(.send(request.reply(.string(payload.jsonText())), to: [connection]))
     }
 
     /// Sends a JSON payload from `localId` to every socket connected to it, destination `*`.

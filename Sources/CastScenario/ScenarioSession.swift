@@ -223,9 +223,7 @@ public struct ScenarioSession: Sendable {
         if reply["requestId"] == nil, let requestId = payload?["requestId"] {
             body = reply.replacing("requestId", with: requestId)
         }
-        let envelope = CastEnvelope(sourceId: request.destinationId, destinationId: request.sourceId,
-                                    namespace: request.namespace, payload: .string(body.jsonText()))
-        return .send(envelope, to: [connection])
+        return .send(request.reply(.string(body.jsonText())), to: [connection])
     }
 
     /// Passes device outputs on, through the faults in force.

@@ -22,6 +22,11 @@ public struct CastEnvelope: Sendable, Equatable {
         self.payload = payload
     }
 
+    /// An answer to this message: same namespace, source and destination swapped (§1.5).
+    public func reply(_ payload: Payload) -> CastEnvelope {
+        CastEnvelope(sourceId: destinationId, destinationId: sourceId, namespace: namespace, payload: payload)
+    }
+
     /// The text of a STRING payload, nil for BINARY.
     public var utf8: String? {
         if case .string(let text) = payload { return text }

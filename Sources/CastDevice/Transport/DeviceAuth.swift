@@ -60,9 +60,6 @@ extension SimulatedDevice {
             log(.warning, connection, "deviceauth: no device credentials configured")
         }
         guard let data = try? reply.serializedData() else { return }
-        pending.append(.send(
-            CastEnvelope(sourceId: envelope.destinationId, destinationId: envelope.sourceId,
-                         namespace: CastNamespace.deviceAuth, payload: .binary(data)),
-            to: [connection]))
+        pending.append(.send(envelope.reply(.binary(data)), to: [connection]))
     }
 }
