@@ -141,3 +141,20 @@ def test_a_day_in_manual_time_takes_moments(castsim_bin: Path, tmp_path: Path) -
     assert status == 0
     assert seconds < 10
     assert report["duration"] == 86400 and report["stepsFired"] == 6
+
+
+def test_run_help_documents_every_option(castsim_bin: Path) -> None:
+    result = run(castsim_bin, "run", "--help")
+    assert result.returncode == 0
+    for option in ["--name", "--model", "--uuid", "--host", "--port", "--http-port", "--https-port", "--log-level",
+                   "--heartbeat-interval", "--idle-timeout", "--default-duration", "--audio-only", "--isolate-request-ids",
+                   "--scenario", "--exit-when-done", "--timeout", "--report", "--junit", "--speed", "--manual-clock"]:
+        assert option in result.stdout, f"{option} missing from castsim run --help"
+
+
+def test_bad_arguments_are_refused_with_a_reason(castsim_bin: Path) -> None:
+    result = run(castsim_bin, "run", "--uuid", "1234")
+    assert result.returncode != 0
+    assert "--uuid \"1234\": expected 32 hex digits, with or without dashes" in result.stderr
+    result = run(castsim_bin, "run", "--scenario", str(SCENARIOS / "does-not-exist.json"))
+    assert result.returncode != 0 and "cannot read the file" in result.stderr
