@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "castsim", targets: ["castsim"]),
         .library(name: "CastSimulator", targets: ["CastSimulator"]),
+        .library(name: "CastSimulatorTesting", targets: ["CastSimulatorTesting"]),
         .library(name: "CastScenario", targets: ["CastScenario"]),
         .library(name: "CastDevice", targets: ["CastDevice"]),
         .library(name: "CastWire", targets: ["CastWire"]),
@@ -58,6 +59,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What a Swift test needs: a device and a small Cast sender in a line or two.
+        .target(
+            name: "CastSimulatorTesting",
+            dependencies: [
+                "CastSimulator", "CastScenario", "CastDevice", "CastWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "castsim",
             dependencies: [
@@ -79,12 +93,12 @@ let package = Package(
             name: "CastWireTests",
             dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
-        .testTarget(name: "CastDeviceTests", dependencies: ["CastDevice", "CastWire"]),
-        .testTarget(name: "CastScenarioTests", dependencies: ["CastScenario", "CastDevice", "CastWire"]),
+        .testTarget(name: "CastDeviceTests", dependencies: ["CastDevice", "CastWire", "CastSimulatorTesting"]),
+        .testTarget(name: "CastScenarioTests", dependencies: ["CastScenario", "CastDevice", "CastWire", "CastSimulatorTesting"]),
         .testTarget(
             name: "CastSimulatorTests",
             dependencies: [
-                "CastSimulator", "CastWire", "CastDevice",
+                "CastSimulator", "CastWire", "CastDevice", "CastScenario", "CastSimulatorTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

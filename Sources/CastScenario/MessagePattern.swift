@@ -80,7 +80,7 @@ public enum FieldPredicate: Sendable, Equatable {
     case equals(JSONValue)
     case notEquals(JSONValue)
     case exists(Bool)
-    case matches(String)
+    case matches(CompiledRegex)
     case contains(JSONValue)
     case greaterThan(Double, orEqual: Bool)
     case lessThan(Double, orEqual: Bool)
@@ -91,12 +91,7 @@ public enum FieldPredicate: Sendable, Equatable {
         case .equals(let expected): value == expected
         case .notEquals(let unexpected): value != unexpected
         case .exists(let shouldExist): (value != nil) == shouldExist
-        case .matches(let pattern):
-            if let text = value?.stringValue, let regex = try? NSRegularExpression(pattern: pattern) {
-                regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-            } else {
-                false
-            }
+        case .matches(let regex): value?.stringValue.map(regex.matches) ?? false
         case .contains(let element):
             if let array = value?.arrayValue { array.contains(element) }
             else if let text = value?.stringValue, let needle = element.stringValue { text.contains(needle) }
@@ -110,59 +105,24 @@ public enum FieldPredicate: Sendable, Equatable {
     }
 }
 
-extension ScenarioReader {
-    static let patternKeys: Set<String> = ["namespace", "type", "from", "to", "fields"]
+/// A `$regex` operand, compiled once when the scenario is read rather than for every
+/// message it is tried against.
+public final class CompiledRegex: Sendable, Equatable, CustomStringConvertible {
+    public let pattern: String
+    let regex: NSRegularExpression
 
-    func pattern(_ value: JSONValue?, at path: String) -> MessagePattern? {
-        guard let members = object(value, at: path, allowed: Self.patternKeys) else { return nil }
-        var pattern = MessagePattern()
-        if let namespace = string(members["namespace"], at: Self.join(path, "namespace"), nonEmpty: true) {
-            pattern.namespace = MessagePattern.namespaceAliases[namespace] ?? namespace
-            if MessagePattern.namespaceAliases[namespace] == nil, !namespace.hasPrefix("urn:x-cast:") {
-                fail(Self.join(path, "namespace"),
-                     "expected \"urn:x-cast:...\" or one of \(MessagePattern.namespaceAliases.keys.sorted().joined(separator: ", ")), got \"\(namespace)\"")
-            }
-        }
-        pattern.type = string(members["type"], at: Self.join(path, "type"), nonEmpty: true)
-        pattern.sourceId = string(members["from"], at: Self.join(path, "from"), nonEmpty: true)
-        pattern.destinationId = string(members["to"], at: Self.join(path, "to"), nonEmpty: true)
-        if let fields = object(members["fields"], at: Self.join(path, "fields")) {
-            for key in fields.keys.sorted() {
-                if let predicate = predicate(fields[key]!, at: Self.join(Self.join(path, "fields"), key)) {
-                    pattern.fields.append((key, predicate))
-                }
-            }
-        }
-        return pattern
+    /// nil when `pattern` is not a valid regular expression.
+    public init?(_ pattern: String) {
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return nil }
+        self.pattern = pattern
+        self.regex = regex
     }
 
-    private func predicate(_ value: JSONValue, at path: String) -> FieldPredicate? {
-        guard let members = value.objectValue, let op = members.keys.first, op.hasPrefix("$") else { return .equals(value) }
-        guard members.count == 1, let operand = members[op] else {
-            fail(path, "expected one $ operator, got \(members.keys.sorted().joined(separator: ", "))")
-            return nil
-        }
-        let operatorPath = Self.join(path, op)
-        switch op {
-        case "$eq": return .equals(operand)
-        case "$ne": return .notEquals(operand)
-        case "$exists": return bool(operand, at: operatorPath).map(FieldPredicate.exists)
-        case "$regex":
-            guard let pattern = string(operand, at: operatorPath) else { return nil }
-            guard (try? NSRegularExpression(pattern: pattern)) != nil else {
-                fail(operatorPath, "not a valid regular expression: \"\(pattern)\"")
-                return nil
-            }
-            return .matches(pattern)
-        case "$contains": return .contains(operand)
-        case "$gt", "$gte":
-            return number(operand, at: operatorPath).map { .greaterThan($0, orEqual: op == "$gte") }
-        case "$lt", "$lte":
-            return number(operand, at: operatorPath).map { .lessThan($0, orEqual: op == "$lte") }
-        case "$in": return array(operand, at: operatorPath).map(FieldPredicate.oneOf)
-        default:
-            fail(path, "unknown operator \(op); expected one of $eq, $ne, $exists, $regex, $contains, $gt, $gte, $lt, $lte, $in")
-            return nil
-        }
+    public func matches(_ text: String) -> Bool {
+        regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
+
+    public static func == (lhs: CompiledRegex, rhs: CompiledRegex) -> Bool { lhs.pattern == rhs.pattern }
+
+    public var description: String { pattern }
 }

@@ -6,29 +6,15 @@ import CastWire
 public struct Scenario: Sendable {
     public var name: String
     public var description: String?
-    /// The device, with the media catalog applied: ready for ``SimulatedDevice``.
+    /// The device, its media catalog included.
     public var device: DeviceConfiguration
     public var clock: ClockSetting?
-    public var media: [MediaCatalogEntry]
     public var timeline: [TimelineStep]
     public var rules: [Rule]
     public var expectations: [Expectation]
 
     public enum ClockSetting: Sendable, Equatable {
         case real, scaled(Double), manual
-    }
-}
-
-/// A media catalog entry: which content ids it covers and how they behave.
-public struct MediaCatalogEntry: Sendable, Equatable {
-    /// An exact content id, or a glob with `*` and `?`.
-    public var key: String
-    public var behaviour: MediaLoadBehaviour
-
-    public var isPattern: Bool { key.contains("*") || key.contains("?") }
-
-    func matches(_ contentId: String) -> Bool {
-        isPattern ? Glob.matches(key, contentId) : key == contentId
     }
 }
 
@@ -42,7 +28,7 @@ public struct TimelineStep: Sendable, Equatable {
     }
 
     /// Which connection a fault or message targets, in order of connection.
-    public enum ConnectionSelector: String, Sendable, Equatable { case all, first, last }
+    public enum ConnectionSelector: String, Sendable, Equatable, CaseIterable { case all, first, last }
 
     public enum Action: Sendable, Equatable {
         case emit(namespace: String, source: String?, to: ConnectionSelector, payload: JSONValue)
@@ -61,14 +47,6 @@ public struct TimelineStep: Sendable, Equatable {
     public var path: String
 }
 
-/// Bytes no well-behaved receiver sends, for testing a sender's robustness.
-public enum RawFrame: String, Sendable, Equatable {
-    /// A frame whose body is not a CastMessage.
-    case malformed
-    /// A header declaring a body over the 64 KiB limit.
-    case oversized
-}
-
 /// Something that happens in a session, for `after` triggers.
 public enum ScenarioEvent: Sendable, Hashable, CustomStringConvertible {
     case connected, disconnected, appLaunched, appStopped, sessionStarted, sessionEnded, itemChanged
@@ -83,6 +61,21 @@ public enum ScenarioEvent: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         if case .message(let type) = self { return type }
         return Self.named.first { $0.value == self }?.key ?? "?"
+    }
+
+    /// The scenario event a device event is, if any. An idle screen coming and going is
+    /// not an app launch or stop for a scenario: the sender did not launch it.
+    init?(_ kind: DeviceEvent.Kind) {
+        switch kind {
+        case .connectionOpened: self = .connected
+        case .connectionClosed: self = .disconnected
+        case .appLaunched(let app) where !app.isIdleScreen: self = .appLaunched
+        case .appStopped(let app) where !app.isIdleScreen: self = .appStopped
+        case .mediaSessionStarted: self = .sessionStarted
+        case .mediaSessionEnded: self = .sessionEnded
+        case .itemChanged: self = .itemChanged
+        default: return nil
+        }
     }
 }
 
@@ -122,35 +115,9 @@ public struct Expectation: Sendable, Equatable {
     public var within: Double?
 }
 
-/// `*` and `?` wildcards for content ids.
-enum Glob {
-    static func matches(_ pattern: String, _ text: String) -> Bool {
-        let p = Array(pattern), t = Array(text)
-        var pi = 0, ti = 0, starP = -1, starT = 0
-        while ti < t.count {
-            if pi < p.count, p[pi] == "?" || p[pi] == t[ti] {
-                pi += 1
-                ti += 1
-            } else if pi < p.count, p[pi] == "*" {
-                starP = pi
-                starT = ti
-                pi += 1
-            } else if starP >= 0 {
-                pi = starP + 1
-                starT += 1
-                ti = starT
-            } else {
-                return false
-            }
-        }
-        while pi < p.count, p[pi] == "*" { pi += 1 }
-        return pi == p.count
-    }
-}
-
 extension Scenario {
     /// A run without a script: just the device.
     public static func plain(_ device: DeviceConfiguration, name: String = "castsim") -> Scenario {
-        Scenario(name: name, description: nil, device: device, clock: nil, media: [], timeline: [], rules: [], expectations: [])
+        Scenario(name: name, description: nil, device: device, clock: nil, timeline: [], rules: [], expectations: [])
     }
 }

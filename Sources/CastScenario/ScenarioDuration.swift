@@ -1,6 +1,14 @@
-/// Durations as scenario files write them: "250ms", "5s", "1h30m", "1.5s".
+import CastWire
+
+/// Durations as scenario files, the console and the command line write them: "250ms",
+/// "5s", "1h30m", "1.5s".
 public enum ScenarioDuration {
-    /// Seconds for a duration string, or nil when it is not one.
+    /// The longest duration castsim takes anywhere: ten years of simulated time. Longer
+    /// ones are refused with a message rather than carried into clock arithmetic.
+    public static let maximum: Double = 87_600 * 3600
+
+    /// Seconds for a duration string, or nil when it is not one. The value may still be
+    /// out of range: see ``problem(with:)``.
     public static func parse(_ text: String) -> Double? {
         var total = 0.0
         var rest = Substring(text)
@@ -20,21 +28,42 @@ public enum ScenarioDuration {
         return total.isFinite ? total : nil
     }
 
+    /// Why `seconds` is no duration castsim takes, or nil when it is one.
+    public static func problem(with seconds: Double) -> String? {
+        guard seconds.isFinite, seconds >= 0 else { return "not a duration" }
+        guard seconds <= maximum else { return "longer than \(format(maximum)) (ten years), the longest castsim takes" }
+        return nil
+    }
+
+    /// Parses `text` and checks its range: the seconds, or what is wrong with it.
+    public static func read(_ text: String) -> Result<Double, DurationError> {
+        guard let seconds = parse(text) else { return .failure(DurationError(text: text, problem: "not a duration like \"90s\" or \"2m\"")) }
+        if let problem = problem(with: seconds) { return .failure(DurationError(text: text, problem: problem)) }
+        return .success(seconds)
+    }
+
     private static let units: [String: (rank: Int, seconds: Double)] = [
         "h": (4, 3600), "m": (3, 60), "s": (2, 1), "ms": (1, 0.001),
     ]
 
     /// The shortest text for a number of seconds: 90 → "1m30s", 0.25 → "250ms".
-    public static func format(_ seconds: Double) -> String {
-        guard seconds > 0 else { return "0s" }
-        var rest = (seconds * 1000).rounded()
-        var text = ""
-        for (unit, size) in [("h", 3_600_000.0), ("m", 60_000.0), ("s", 1000.0)] where rest >= size {
-            let count = (rest / size).rounded(.down)
-            text += "\(Int(count))\(unit)"
-            rest -= count * size
+    public static func format(_ seconds: Double) -> String { DurationText.format(seconds) }
+}
+
+/// A duration castsim does not take, and why.
+public struct DurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var text: String
+    public var problem: String
+    public var description: String { "\"\(LogText.escape(text, limit: 64))\" is \(problem)" }
+}
+
+extension JSONReader {
+    /// A duration string ("250ms", "5s", "1h30m") in seconds, at most ten years.
+    func duration(allowZero: Bool = true) throws(JSONReadError) -> Double {
+        guard let text = value.stringValue, let seconds = ScenarioDuration.parse(text), allowZero || seconds > 0 else {
+            throw expected("a duration like \"5s\"\(allowZero ? "" : " (more than 0)")")
         }
-        if rest > 0 { text += "\(Int(rest))ms" }
-        return text
+        if let problem = ScenarioDuration.problem(with: seconds) { throw error("\(JSONReader.describe(value)) is \(problem)") }
+        return seconds
     }
 }

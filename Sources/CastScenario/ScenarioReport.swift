@@ -95,7 +95,7 @@ extension ScenarioSession {
                     evidence = state.matched.map { Self.evidence($0, role: "match") }
                 }
             }
-            if !passed, let closest = closestMessage(for: expectation, after: state.matched.count) {
+            if !passed, !expectation.isNever, let closest = state.closest {
                 evidence.append(Self.evidence(closest, role: "closest"))
             }
             results.append(ScenarioReport.ExpectationResult(
@@ -104,18 +104,7 @@ extension ScenarioSession {
         }
         return ScenarioReport(
             scenario: scenario.name, passed: results.allSatisfy(\.passed), duration: now.seconds, stepsFired: fired.count,
-            stepsTotal: scenario.timeline.count, messagesReceived: received.count, expectations: results)
-    }
-
-    /// The received message that meets most of the pattern a failed expectation waited for.
-    private func closestMessage(for expectation: Expectation, after matchedCount: Int) -> ReceivedMessage? {
-        let pattern: MessagePattern
-        switch expectation.kind {
-        case .message(let wanted): pattern = wanted
-        case .sequence(let patterns): pattern = patterns[min(matchedCount, patterns.count - 1)]
-        case .never: return nil
-        }
-        return received.max { pattern.score($0.envelope, payload: $0.payload) < pattern.score($1.envelope, payload: $1.payload) }
+            stepsTotal: scenario.timeline.count, messagesReceived: journal.totalCount, expectations: results)
     }
 
     private static func evidence(_ message: ReceivedMessage, role: String) -> ScenarioReport.Evidence {

@@ -2,7 +2,8 @@ import CastDevice
 import CastWire
 
 /// What a scenario asks the runtime to do, beyond the device's own outputs.
-public enum ScenarioOutput: Sendable, Equatable {
+package enum ScenarioOutput: Sendable, Equatable {
+    /// A message, a close, a log line or an event of the device (or of the scenario: a fault).
     case device(DeviceOutput)
     /// Close a connection: cleanly, or with a TCP reset.
     case closeConnection(ConnectionID, reset: Bool)
@@ -12,26 +13,18 @@ public enum ScenarioOutput: Sendable, Equatable {
     case clockAdvanced(to: SimTime)
 }
 
-/// A message a sender sent, as the scenario saw it.
-public struct ReceivedMessage: Sendable, Equatable {
-    public var time: SimTime
-    public var connection: ConnectionID
-    public var envelope: CastEnvelope
-    /// The JSON payload, when it is JSON.
-    public var payload: JSONValue?
-}
-
 /// A simulated device playing out a scenario: timeline steps, rules on incoming
 /// messages, faults, and expectations on what the sender sends.
 ///
 /// Like ``SimulatedDevice`` it is a pure state machine: inputs carry `now`, and
-/// ``nextDeadline`` says when it wants to be called again.
-public struct ScenarioSession: Sendable {
-    public let scenario: Scenario
-    public private(set) var device: SimulatedDevice
-    public private(set) var now: SimTime
-    /// Every message the senders sent, in order.
-    public private(set) var received: [ReceivedMessage] = []
+/// ``nextDeadline`` says when it wants to be called again. Timeline steps fire on the
+/// device's typed events as they are raised, each at its own simulated time.
+package struct ScenarioSession: Sendable, DeadlineDriven {
+    package let scenario: Scenario
+    package private(set) var device: SimulatedDevice
+    package var now: SimTime
+    /// The messages the senders sent, the newest ones.
+    package private(set) var journal: MessageJournal
 
     private var connections: [ConnectionID] = []
     private var pending: [ScenarioOutput] = []
@@ -40,6 +33,11 @@ public struct ScenarioSession: Sendable {
     private var stepDue: [Int: SimTime] = [:]
     private(set) var fired: Set<Int> = []
     private var eventCounts: [ScenarioEvent: Int] = [:]
+    /// Message types some `after` trigger waits for: only these are counted, so a sender
+    /// inventing types cannot grow the table.
+    private let watchedMessageTypes: Set<String>
+    /// Set by an `advance` step: how far the manual clock jumps.
+    private var extendedTarget: SimTime?
 
     // Rules
     private var ruleUses: [Int: Int] = [:]
@@ -54,78 +52,86 @@ public struct ScenarioSession: Sendable {
     // Expectations
     private(set) var progress: [ExpectationProgress]
 
-    // What the device looked like, to turn its changes into events.
-    private var observedApp: String?
-    private var observedMediaSession: Int?
-    private var observedItem: Int?
-
-    public init(scenario: Scenario, authority: (any DeviceAuthority)? = nil, now: SimTime = .zero) {
+    package init(scenario: Scenario, authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn,
+                 journalLimit: Int = MessageJournal.defaultLimit, now: SimTime = .zero) {
         self.scenario = scenario
         self.now = now
-        device = SimulatedDevice(configuration: scenario.device, authority: authority, now: now)
+        journal = MessageJournal(limit: journalLimit)
+        device = SimulatedDevice(configuration: scenario.device, authority: authority, apps: apps, now: now)
         progress = scenario.expectations.map { _ in ExpectationProgress() }
+        var watched = Set<String>()
         for (index, step) in scenario.timeline.enumerated() {
-            if case .at(let seconds) = step.trigger { stepDue[index] = SimTime(seconds: seconds) }
+            switch step.trigger {
+            case .at(let seconds): stepDue[index] = SimTime(seconds: seconds)
+            case .after(.message(let type), _, _): watched.insert(type)
+            case .after: break
+            }
         }
-        observe()
+        watchedMessageTypes = watched
+        // What the device did as it started (its idle screen launching) comes out first.
+        emitDevice(device.advance(to: now))
     }
 
     // MARK: Inputs
 
-    public mutating func connectionOpened(_ connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
+    package mutating func connectionOpened(_ connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
         catchUp(to: now)
         connections.append(connection)
         emitDevice(device.connectionOpened(connection, now: self.now))
-        happened(.connected)
         settle()
         return drain()
     }
 
-    public mutating func connectionClosed(_ connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
+    package mutating func connectionClosed(_ connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
         catchUp(to: now)
-        guard connections.contains(connection) else { return drain() }
-        connections.removeAll { $0 == connection }
-        heldInbound.removeAll { $0.connection == connection }
         emitDevice(device.connectionClosed(connection, now: self.now))
-        happened(.disconnected)
         settle()
         return drain()
     }
 
-    public mutating func receive(_ envelope: CastEnvelope, on connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
+    package mutating func receive(_ envelope: CastEnvelope, on connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
         catchUp(to: now)
         let payload = envelope.utf8.flatMap { try? JSONValue.parse($0) }
         let message = ReceivedMessage(time: self.now, connection: connection, envelope: envelope, payload: payload)
-        received.append(message)
+        journal.append(message)
         observeExpectations(message)
         deliver(envelope, on: connection, payload: payload)
-        if let type = payload?["type"]?.stringValue { happened(.message(type)) }
+        if let type = payload?["type"]?.stringValue, watchedMessageTypes.contains(type) { happened(.message(type), at: self.now) }
         settle()
         return drain()
     }
 
     /// Lets time pass up to `target`, handling everything due on the way, in order.
-    public mutating func advance(to target: SimTime) -> [ScenarioOutput] {
+    package mutating func advance(to target: SimTime) -> [ScenarioOutput] {
         catchUp(to: target)
+        return drain()
+    }
+
+    /// Applies an operator input (the control surface, tests) at `now`.
+    package mutating func apply(_ input: OperatorInput, now: SimTime) -> [ScenarioOutput] {
+        catchUp(to: now)
+        emitDevice(device.apply(input, now: self.now))
+        settle()
         return drain()
     }
 
     /// The next time something is due: a device deadline, a step, a held message, the
     /// end of an expectation's window.
-    public var nextDeadline: SimTime? {
-        var times: [SimTime] = []
-        if let deadline = device.nextDeadline { times.append(deadline) }
-        times += stepDue.filter { !fired.contains($0.key) }.map(\.value)
-        times += heldInbound.map(\.release) + heldOutbound.map(\.release)
+    package var nextDeadline: SimTime? {
+        var next = device.nextDeadline
+        func consider(_ time: SimTime) { next = next.map { min($0, time) } ?? time }
+        for (index, due) in stepDue where !fired.contains(index) { consider(due) }
+        for held in heldInbound { consider(held.release) }
+        for held in heldOutbound { consider(held.release) }
         for (index, expectation) in scenario.expectations.enumerated() where progress[index].status == .pending {
-            if let within = expectation.within { times.append(SimTime(seconds: within)) }
+            if let within = expectation.within { consider(SimTime(seconds: within)) }
         }
-        return times.min()
+        return next
     }
 
     /// Every step has fired and every expectation is decided (a `never` without a window
     /// counts as decided: it holds until something breaks it).
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         fired.count == scenario.timeline.count && scenario.expectations.indices.allSatisfy { index in
             if progress[index].status != .pending { return true }
             if case .never = scenario.expectations[index].kind, scenario.expectations[index].within == nil { return true }
@@ -133,40 +139,15 @@ public struct ScenarioSession: Sendable {
         }
     }
 
-    /// Applies an operator input (the control surface, tests) at `now`.
-    public mutating func apply(_ input: OperatorInput, now: SimTime) -> [ScenarioOutput] {
-        catchUp(to: now)
-        emitDevice(device.apply(input, now: self.now))
-        settle()
-        return drain()
-    }
-
     // MARK: Time
 
     /// Handles everything due up to `target`. An `advance` step fired on the way only
     /// records how far to go next; ``drain()`` carries that out.
     private mutating func catchUp(to target: SimTime) {
-        var steps = 0
-        var previous: SimTime?
-        while let deadline = nextDeadline, deadline <= target, steps < 1_000_000 {
-            // A deadline that handling did not move would spin here forever: a bug, logged.
-            if deadline == previous, deadline <= now {
-                log("deadline \(deadline) did not pass; skipping to \(target)", nil)
-                break
-            }
-            previous = deadline
-            now = max(now, deadline)
-            tick()
-            steps += 1
-        }
-        now = max(now, target)
-        tick()
+        runDeadlines(until: target)
     }
 
-    /// Set by an `advance` step: how far the manual clock jumps.
-    private var extendedTarget: SimTime?
-
-    private mutating func tick() {
+    package mutating func handleDue() {
         // Messages a rule held back reach the device now.
         let dueInbound = heldInbound.filter { $0.release <= now }
         heldInbound.removeAll { $0.release <= now }
@@ -179,6 +160,10 @@ public struct ScenarioSession: Sendable {
         emitDevice(device.advance(to: now))
         decideExpiredExpectations()
         settle()
+    }
+
+    package mutating func warn(_ message: LogMessage) {
+        pending.append(.device(.log(DeviceLogEvent(.warning, nil, "scenario: \(message)"))))
     }
 
     // MARK: Delivery and rules
@@ -226,16 +211,26 @@ public struct ScenarioSession: Sendable {
         return .send(request.reply(.string(body.jsonText())), to: [connection])
     }
 
-    /// Passes device outputs on, through the faults in force.
+    /// Passes device outputs on, through the faults in force, and fires the steps that
+    /// wait for the device's events.
     private mutating func emitDevice(_ outputs: [DeviceOutput]) {
         for output in outputs {
-            if case .send(let envelope, _) = output {
+            switch output {
+            case .send(let envelope, _):
                 if let until = unresponsiveUntil, now < until { continue }
                 if let until = heartbeatsStoppedUntil, now < until, envelope.namespace == CastNamespace.heartbeat { continue }
                 if let delay = replyDelay, now < delay.until {
                     heldOutbound.append((now + delay.by, output))
                     continue
                 }
+            case .event(let event):
+                if case .connectionClosed(let connection, _) = event.kind {
+                    connections.removeAll { $0 == connection }
+                    heldInbound.removeAll { $0.connection == connection }
+                }
+                if let happening = ScenarioEvent(event.kind) { happened(happening, at: event.time) }
+            case .close, .log:
+                break
             }
             pending.append(.device(output))
         }
@@ -243,20 +238,19 @@ public struct ScenarioSession: Sendable {
 
     // MARK: Timeline
 
-    private mutating func happened(_ event: ScenarioEvent) {
+    private mutating func happened(_ event: ScenarioEvent, at time: SimTime) {
         eventCounts[event, default: 0] += 1
         let count = eventCounts[event]!
         for (index, step) in scenario.timeline.enumerated() where stepDue[index] == nil {
             if case .after(let wanted, let delay, let occurrence) = step.trigger, wanted == event, occurrence == count {
-                stepDue[index] = now + delay
+                stepDue[index] = time + delay
             }
         }
     }
 
-    /// Fires due steps and turns device changes into events, until nothing more is due now.
+    /// Fires due steps, until nothing more is due now.
     private mutating func settle() {
         for _ in 0..<1000 {
-            observe()
             guard let (index, _) = stepDue.filter({ !fired.contains($0.key) && $0.value <= now })
                 .min(by: { ($0.value, $0.key) < ($1.value, $1.key) }) else { return }
             fired.insert(index)
@@ -278,15 +272,24 @@ public struct ScenarioSession: Sendable {
                 }
             }
         case .closeConnection(let selector, let reset):
-            for connection in select(selector) { pending.append(.closeConnection(connection, reset: reset)) }
+            for connection in select(selector) {
+                pending.append(.closeConnection(connection, reset: reset))
+                fault(.closeConnection(connection, reset: reset))
+            }
         case .sendFrame(let selector, let frame):
-            for connection in select(selector) { pending.append(.sendRawFrame(connection, frame)) }
+            for connection in select(selector) {
+                pending.append(.sendRawFrame(connection, frame))
+                fault(.sendFrame(connection, frame))
+            }
         case .stopHeartbeats(let seconds):
             heartbeatsStoppedUntil = now + seconds
+            fault(.stopHeartbeats(until: now + seconds))
         case .unresponsive(let seconds):
             unresponsiveUntil = now + seconds
+            fault(.unresponsive(until: now + seconds))
         case .delayReplies(let by, let seconds):
             replyDelay = (by, now + seconds)
+            fault(.delayReplies(by: by, until: now + seconds))
         case .advance(let seconds):
             let target = now + seconds
             extendedTarget = max(extendedTarget ?? target, target)
@@ -294,32 +297,15 @@ public struct ScenarioSession: Sendable {
         }
     }
 
+    private mutating func fault(_ fault: Fault) {
+        pending.append(.device(.event(DeviceEvent(time: now, kind: .faultApplied(fault)))))
+    }
+
     private func select(_ selector: TimelineStep.ConnectionSelector) -> [ConnectionID] {
         switch selector {
         case .all: connections
         case .first: Array(connections.prefix(1))
         case .last: Array(connections.suffix(1))
-        }
-    }
-
-    /// Compares the device with what it was, raising app, session and item events.
-    private mutating func observe() {
-        let app = device.runningApp.flatMap { $0.definition.behaviour == .idleScreen ? nil : $0.sessionId }
-        if app != observedApp {
-            if observedApp != nil { happened(.appStopped) }
-            if app != nil { happened(.appLaunched) }
-            observedApp = app
-        }
-        let session = device.runningApp?.media?.session
-        let sessionId = session?.pendingLoad?.isInitial == true ? nil : session?.mediaSessionId
-        if sessionId != observedMediaSession {
-            if observedMediaSession != nil { happened(.sessionEnded) }
-            if sessionId != nil { happened(.sessionStarted) }
-            observedMediaSession = sessionId
-            observedItem = session?.currentItemId
-        } else if let item = session?.currentItemId, item != observedItem, session?.pendingLoad == nil {
-            observedItem = item
-            happened(.itemChanged)
         }
     }
 
@@ -332,14 +318,20 @@ public struct ScenarioSession: Sendable {
             case .message(let pattern):
                 if pattern.matches(message.envelope, payload: message.payload) {
                     progress[index].decide(.passed, at: now, evidence: [message], reason: nil)
+                } else {
+                    progress[index].consider(message, for: pattern)
                 }
             case .sequence(let patterns):
                 let next = progress[index].matched.count
                 if patterns[next].matches(message.envelope, payload: message.payload) {
                     progress[index].matched.append(message)
+                    progress[index].closest = nil
+                    progress[index].closestScore = -1
                     if progress[index].matched.count == patterns.count {
                         progress[index].decide(.passed, at: now, evidence: progress[index].matched, reason: nil)
                     }
+                } else {
+                    progress[index].consider(message, for: patterns[next])
                 }
             case .never(let pattern):
                 if pattern.matches(message.envelope, payload: message.payload) {
@@ -356,7 +348,7 @@ public struct ScenarioSession: Sendable {
                 progress[index].decide(.passed, at: now, evidence: [], reason: nil)
             } else {
                 progress[index].decide(.failed, at: now, evidence: progress[index].matched,
-                                       reason: "no matching message within \(ScenarioDuration.format(within))")
+                                       reason: "no matching message within \(DurationText.format(within))")
             }
         }
     }
@@ -373,7 +365,7 @@ public struct ScenarioSession: Sendable {
         return pending
     }
 
-    private mutating func log(_ message: String, _ connection: ConnectionID?) {
+    private mutating func log(_ message: LogMessage, _ connection: ConnectionID?) {
         pending.append(.device(.log(DeviceLogEvent(.info, connection, "scenario: \(message)"))))
     }
 }
@@ -386,12 +378,25 @@ struct ExpectationProgress: Sendable, Equatable {
     var matched: [ReceivedMessage] = []
     var evidence: [ReceivedMessage] = []
     var reason: String?
+    /// The message that came nearest to the pattern waited for, and how near: what a
+    /// failure report shows. Kept as messages arrive, so no search of old messages is needed.
+    var closest: ReceivedMessage?
+    var closestScore = -1
 
     mutating func decide(_ status: Status, at time: SimTime, evidence: [ReceivedMessage], reason: String?) {
         self.status = status
         decidedAt = time
         self.evidence = evidence
         self.reason = reason
+    }
+
+    /// Keeps `message` as the nearest miss if it meets more of `pattern` than the last one.
+    mutating func consider(_ message: ReceivedMessage, for pattern: MessagePattern) {
+        let score = pattern.score(message.envelope, payload: message.payload)
+        if score > closestScore {
+            closest = message
+            closestScore = score
+        }
     }
 }
 

@@ -6,37 +6,37 @@ import NIOSSL
 
 /// The end of a Cast connection's pipeline: hands decoded messages to the device and
 /// reports the connection's life. A framing or TLS error closes this connection only.
-final class CastConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = CastEnvelope
+package final class CastConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = CastEnvelope
 
     private let runner: DeviceRunner
     private let logger: Logger
     private var id: ConnectionID?
 
-    init(runner: DeviceRunner, logger: Logger) {
+    package init(runner: DeviceRunner, logger: Logger) {
         self.runner = runner
         self.logger = logger
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         let id = runner.nextConnectionId()
         self.id = id
         runner.connectionOpened(id, channel: context.channel)
         context.fireChannelActive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let id else { return }
         runner.receive(unwrapInboundIn(data), from: id)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         if let id { runner.connectionClosed(id) }
         id = nil
         context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Most senders close TCP without a TLS close_notify: an ordinary goodbye, not a fault.
         if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
             logger.debug("sender closed without TLS close_notify", metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
@@ -55,7 +55,7 @@ final class CastConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             }
         default: reason = "\(error)"
         }
-        logger.warning("closing connection: \(reason)", metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
+        logger.warning("closing connection: \(LogText.escape(reason, limit: 300))", metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
         context.close(promise: nil)
     }
 }

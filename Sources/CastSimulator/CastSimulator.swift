@@ -51,18 +51,24 @@ public final class CastSimulator: Sendable {
         let logger = configuration.logger
         do {
             let (runner, completion) = try await loop.submit {
-                let session = ScenarioSession(scenario: configuration.scenario, authority: credentials)
-                let clock = SimulationClock(mode: configuration.clock)
-                let runner = DeviceRunner(loop: loop, session: session, clock: clock, logger: logger,
-                                          outboundQueueLimit: configuration.outboundQueueLimit)
-                // Steps due at time 0 fire now.
-                runner.advanceToNow()
+                let runner = DeviceRunner.start(configuration, authority: credentials, loop: loop)
                 return (NIOLoopBound(runner, eventLoop: loop), runner.completion.futureResult)
             }.get()
 
             var listeners: [any Channel] = []
-            let cast = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            /// Binds one listener; a failure says which address, port and listener.
+            func listen(_ listener: ListenError.Listener, port: Int, _ bootstrap: ServerBootstrap) async throws -> any Channel {
+                do {
+                    let channel = try await bootstrap.serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                        .bind(host: configuration.host, port: port).get()
+                    listeners.append(channel)
+                    return channel
+                } catch {
+                    for channel in listeners { try? await channel.close() }
+                    throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
+                }
+            }
+            let cast = try await listen(.cast, port: configuration.castPort, ServerBootstrap(group: group)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -71,15 +77,12 @@ public final class CastSimulator: Sendable {
                         try sync.addHandler(ByteToMessageHandler(CastFrameDecoder()))
                         try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger))
                     }
-                }
-                .bind(host: configuration.host, port: configuration.castPort).get()
-            listeners.append(cast)
+                })
 
-            func httpListener(port: Int?, tls: NIOSSLContext?) async throws -> (any Channel)? {
+            func httpListener(_ listener: ListenError.Listener, port: Int?, tls: NIOSSLContext?) async throws -> (any Channel)? {
                 guard let port else { return nil }
                 let identity = configuration.device.identity
-                let channel = try await ServerBootstrap(group: group)
-                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                return try await listen(listener, port: port, ServerBootstrap(group: group)
                     .childChannelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let sync = channel.pipeline.syncOperations
@@ -87,13 +90,10 @@ public final class CastSimulator: Sendable {
                             try sync.configureHTTPServerPipeline(withErrorHandling: true)
                             try sync.addHandler(DeviceHTTPHandler(identity: identity))
                         }
-                    }
-                    .bind(host: configuration.host, port: port).get()
-                listeners.append(channel)
-                return channel
+                    })
             }
-            let http = try await httpListener(port: configuration.httpPort, tls: nil)
-            let https = try await httpListener(port: configuration.httpsPort, tls: tls)
+            let http = try await httpListener(.http, port: configuration.httpPort, tls: nil)
+            let https = try await httpListener(.https, port: configuration.httpsPort, tls: tls)
 
             return CastSimulator(
                 configuration: configuration, credentials: credentials, group: group, runner: runner,
@@ -119,26 +119,27 @@ public final class CastSimulator: Sendable {
         return (try? await runner.eventLoop.submit { runner.value.advanceClock(by: seconds) }.get()) ?? false
     }
 
-    /// Reads the device state on its own loop.
-    public func inspect<T: Sendable>(_ body: @escaping @Sendable (SimulatedDevice) -> T) async throws -> T {
+    /// The device as it stands, as a value (taken on the device's own loop).
+    public func snapshot() async throws -> DeviceSnapshot {
         let runner = self.runner
-        return try await runner.eventLoop.submit { body(runner.value.device) }.get()
+        return try await runner.eventLoop.submit { runner.value.snapshot }.get()
     }
 
-    /// Reads the scenario session (messages received, expectations) on its own loop.
-    public func inspectSession<T: Sendable>(_ body: @escaping @Sendable (ScenarioSession) -> T) async throws -> T {
-        let runner = self.runner
-        return try await runner.eventLoop.submit { body(runner.value.session) }.get()
+    /// Reads something of the device as it stands.
+    public func inspect<T: Sendable>(_ body: @escaping @Sendable (DeviceSnapshot) -> T) async throws -> T {
+        body(try await snapshot())
     }
 
-    /// Every message the senders sent so far.
+    /// The messages the senders sent, the newest ``SimulatorConfiguration/journalLimit`` of them.
     public func receivedMessages() async throws -> [ReceivedMessage] {
-        try await inspectSession { $0.received }
+        let runner = self.runner
+        return try await runner.eventLoop.submit { runner.value.session.journal.messages }.get()
     }
 
     /// The scenario's report as things stand.
     public func report() async throws -> ScenarioReport {
-        try await inspectSession { $0.report() }
+        let runner = self.runner
+        return try await runner.eventLoop.submit { runner.value.session.report() }.get()
     }
 
     /// Something happens to the device from outside the protocol (the remote, the TV...).

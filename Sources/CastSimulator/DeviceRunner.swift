@@ -12,10 +12,9 @@ import NIOSSL
 ///
 /// Every method runs on `loop`; the connections' channels live on the same loop, so no
 /// message ever hops threads on its way through.
-final class DeviceRunner {
+package final class DeviceRunner {
     let loop: any EventLoop
-    private(set) var session: ScenarioSession
-    var device: SimulatedDevice { session.device }
+    package private(set) var session: ScenarioSession
     private var clock: SimulationClock
     private let logger: Logger
     private let outboundQueueLimit: Int
@@ -25,7 +24,7 @@ final class DeviceRunner {
     private var wakeUp: Scheduled<Void>?
     private var wakeUpAt: NIODeadline?
     /// Completed once the scenario's timeline and expectations are all done.
-    let completion: EventLoopPromise<Void>
+    package let completion: EventLoopPromise<Void>
     private var completed = false
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int) {
@@ -38,6 +37,25 @@ final class DeviceRunner {
     }
 
     var now: SimTime { clock.now() }
+
+    /// A runner for `configuration` on `loop`, caught up with the clock (steps due at
+    /// time 0 have fired). Call on `loop`.
+    package static func start(_ configuration: SimulatorConfiguration, authority: (any DeviceAuthority)?, loop: any EventLoop)
+        -> DeviceRunner
+    {
+        let session = ScenarioSession(scenario: configuration.scenario, authority: authority, apps: configuration.apps,
+                                      journalLimit: configuration.journalLimit)
+        let runner = DeviceRunner(loop: loop, session: session, clock: SimulationClock(mode: configuration.clock),
+                                  logger: configuration.logger, outboundQueueLimit: configuration.outboundQueueLimit)
+        runner.advanceToNow()
+        return runner
+    }
+
+    /// The device as it stands now.
+    package var snapshot: DeviceSnapshot {
+        loop.preconditionInEventLoop()
+        return session.device.snapshot(at: now)
+    }
 
     // MARK: Inputs
 
@@ -52,7 +70,7 @@ final class DeviceRunner {
     func connectionOpened(_ id: ConnectionID, channel: any Channel) {
         loop.preconditionInEventLoop()
         connections[id] = ConnectionSink(channel: channel)
-        logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+        logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "in-process")"])
         apply(session.connectionOpened(id, now: now))
     }
 
@@ -66,14 +84,13 @@ final class DeviceRunner {
     func receive(_ envelope: CastEnvelope, from id: ConnectionID) {
         loop.preconditionInEventLoop()
         if logger.logLevel <= .trace {
-            logger.trace("→ \(envelope.namespace) \(envelope.sourceId)→\(envelope.destinationId) \(envelope.utf8 ?? "<binary>")",
-                         metadata: ["connection": "\(id)"])
+            logger.trace("→ \(Self.describe(envelope))", metadata: ["connection": "\(id)"])
         }
         apply(session.receive(envelope, on: id, now: now))
     }
 
     /// Moves a manual clock forward and lets the device catch up.
-    func advanceClock(by seconds: Double) -> Bool {
+    package func advanceClock(by seconds: Double) -> Bool {
         loop.preconditionInEventLoop()
         guard clock.advance(by: seconds) else { return false }
         apply(session.advance(to: now))
@@ -86,12 +103,12 @@ final class DeviceRunner {
         apply(session.advance(to: now))
     }
 
-    func apply(_ input: OperatorInput) {
+    package func apply(_ input: OperatorInput) {
         loop.preconditionInEventLoop()
         apply(session.apply(input, now: now))
     }
 
-    func shutDown() {
+    package func shutDown() {
         loop.preconditionInEventLoop()
         wakeUp?.cancel()
         wakeUp = nil
@@ -114,8 +131,11 @@ final class DeviceRunner {
                 // Bookkeeping happens in connectionClosed, when the channel is really gone.
                 connections[id]?.channel.close(promise: nil)
             case .device(.log(let event)):
+                // The core escapes what senders supplied: the text is safe as it is.
                 logger.log(level: event.level.loggerLevel, "\(event.message)",
                            metadata: event.connection.map { ["connection": "\($0)"] })
+            case .device(.event(let event)):
+                logger.debug("event: \(LogText.escape(event.description, limit: 500))")
             case .closeConnection(let id, let reset):
                 guard let sink = connections[id] else { continue }
                 logger.notice("scenario closes the connection\(reset ? " with a reset" : "")", metadata: ["connection": "\(id)"])
@@ -148,6 +168,17 @@ final class DeviceRunner {
         }
     }
 
+    /// A message for a trace line: namespace, ids and payload, escaped (they are the
+    /// sender's, and may hold newlines or terminal escapes).
+    static func describe(_ envelope: CastEnvelope) -> String {
+        let payload: String
+        switch envelope.payload {
+        case .string(let text): payload = text
+        case .binary(let data): payload = "<\(data.count) binary bytes>"
+        }
+        return LogText.escape("\(envelope.namespace) \(envelope.sourceId)→\(envelope.destinationId) \(payload)")
+    }
+
     /// Bytes of a frame no sender should have to accept.
     static func bytes(of frame: RawFrame) -> ByteBuffer {
         var buffer = ByteBuffer()
@@ -174,8 +205,7 @@ final class DeviceRunner {
             return
         }
         if logger.logLevel <= .trace {
-            logger.trace("← \(envelope.namespace) \(envelope.sourceId)→\(envelope.destinationId) \(envelope.utf8 ?? "<binary>")",
-                         metadata: ["connections": "\(recipients)"])
+            logger.trace("← \(Self.describe(envelope))", metadata: ["connections": "\(recipients)"])
         }
         for id in recipients {
             guard let sink = connections[id] else { continue }

@@ -21,6 +21,11 @@ public struct SimulatorConfiguration: Sendable {
     public var clock: ClockMode = .real
     /// Bytes a connection may have queued but unsent before it is dropped as stalled.
     public var outboundQueueLimit: Int = 4 * 1024 * 1024
+    /// How many of the senders' messages the journal keeps (the newest); expectations do
+    /// not depend on it, only what ``CastSimulator/receivedMessages()`` can still show.
+    public var journalLimit: Int = MessageJournal.defaultLimit
+    /// The apps the device can run (tests register their own).
+    package var apps: AppRegistry = .builtIn
     public var logger: Logger
 
     public init(device: DeviceConfiguration, logger: Logger = Logger(label: "castsim")) {

@@ -7,6 +7,9 @@ public enum CastFraming {
     /// Open Screen and Chromium both reject bodies over 64 KiB (§1.2).
     public static let maxBodySize = 65536
     public static let headerSize = 4
+    /// The largest JSON payload the device puts in one message: the body limit less room
+    /// for the envelope (ids, namespace, protobuf tags). Replies are trimmed to fit it.
+    public static let maxPayloadBytes = maxBodySize - 1024
 
     /// Parses one frame body. Required proto2 fields must be present.
     public static func parse(body: ByteBuffer) throws(CastWireError) -> CastEnvelope {

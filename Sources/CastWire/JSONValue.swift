@@ -174,12 +174,7 @@ extension JSONValue {
             output += "null"  // JSON has no NaN or infinity
             return
         }
-        // Integral values print without a fraction ("1", not "1.0"), as senders expect ids.
-        if value == value.rounded(), abs(value) < 9.007_199_254_740_992e15 {
-            output += String(Int64(value))
-        } else {
-            output += "\(value)"
-        }
+        output += NumberText.format(value)
     }
 
     private static func writeString(_ value: String, to output: inout String) {

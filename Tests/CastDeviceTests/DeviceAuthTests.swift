@@ -1,5 +1,6 @@
 import CastDevice
 import CastWire
+import CastSimulatorTesting
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ struct DeviceAuthTests {
                             payload: .binary(try! message.serializedData()))
     }
 
-    private func response(_ sent: [Sent]) throws -> Cast_Channel_DeviceAuthMessage {
+    private func response(_ sent: [SentMessage]) throws -> Cast_Channel_DeviceAuthMessage {
         try #require(sent.count == 1)
         #expect(sent[0].envelope.sourceId == "receiver-0" && sent[0].envelope.destinationId == "sender-vlc")
         #expect(sent[0].envelope.namespace == CastNamespace.deviceAuth)
@@ -39,7 +40,7 @@ struct DeviceAuthTests {
 
     @Test("A challenge with a nonce: signature over nonce || TLS certificate DER, hash echoed, nonce echoed")
     func signsNonceAndTLSCertificate() throws {
-        var harness = DeviceHarness(authority: FakeAuthority())
+        var harness = CastTestDevice(authority: FakeAuthority())
         let connection = harness.open(1)
         let nonce = Data((0..<16).map { UInt8($0) })
         let reply = try response(harness.sendRaw(connection, challenge {
@@ -58,7 +59,7 @@ struct DeviceAuthTests {
 
     @Test("VLC's empty challenge gets a complete response signed with SHA-1 over the TLS certificate alone")
     func emptyChallenge() throws {
-        var harness = DeviceHarness(authority: FakeAuthority())
+        var harness = CastTestDevice(authority: FakeAuthority())
         let connection = harness.open(1)
         let reply = try response(harness.sendRaw(connection, challenge { _ in }))
         #expect(reply.hasResponse)
@@ -70,23 +71,23 @@ struct DeviceAuthTests {
 
     @Test("RSASSA-PSS → SIGNATURE_ALGORITHM_UNAVAILABLE; no credentials or failed signing → INTERNAL_ERROR")
     func errors() throws {
-        var harness = DeviceHarness(authority: FakeAuthority())
+        var harness = CastTestDevice(authority: FakeAuthority())
         let connection = harness.open(1)
         let pss = try response(harness.sendRaw(connection, challenge { $0.signatureAlgorithm = .rsassaPss }))
         #expect(pss.hasError && pss.error.errorType == .signatureAlgorithmUnavailable)
 
-        var bare = DeviceHarness()
+        var bare = CastTestDevice()
         let other = bare.open(1)
         #expect(try response(bare.sendRaw(other, challenge { _ in })).error.errorType == .internalError)
 
-        var failing = DeviceHarness(authority: FakeAuthority(fails: true))
+        var failing = CastTestDevice(authority: FakeAuthority(fails: true))
         let third = failing.open(1)
         #expect(try response(failing.sendRaw(third, challenge { _ in })).error.errorType == .internalError)
     }
 
     @Test("Non-challenges are ignored: STRING payloads, garbage, a message that carries a response")
     func ignored() {
-        var harness = DeviceHarness(authority: FakeAuthority())
+        var harness = CastTestDevice(authority: FakeAuthority())
         let connection = harness.open(1)
         #expect(harness.sendRaw(connection, CastEnvelope(sourceId: "s", destinationId: "receiver-0",
                                                          namespace: CastNamespace.deviceAuth, payload: .string("{}"))).isEmpty)

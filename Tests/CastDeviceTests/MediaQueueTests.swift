@@ -1,5 +1,6 @@
 import CastDevice
 import CastWire
+import CastSimulatorTesting
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 struct MediaQueueTests {
     @Test("QUEUE_LOAD: receiver-assigned ids, startIndex, repeatMode, currentTime; the reply carries items and the requestId")
     func queueLoad() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         let replies = media.queueLoad(3, repeatMode: "REPEAT_ALL", startIndex: 1, extra: ["currentTime": 12, "requestId": 7])
         let reply = try #require(replies.ofType("MEDIA_STATUS").last)
         #expect(reply.requestId == 7 && reply.isBroadcast)
@@ -26,12 +27,12 @@ struct MediaQueueTests {
 
     @Test("LOAD with queueData loads its items from startIndex and startTime, and echoes queueData without items")
     func loadWithQueueData() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         let replies = media.send([
-            "type": "LOAD", "requestId": 9, "media": MediaHarness.item("t2").objectValue!["media"]!,
+            "type": "LOAD", "requestId": 9, "media": TestMediaSender.item("t2").objectValue!["media"]!,
             "queueData": [
                 "name": "Album", "queueType": "ALBUM", "repeatMode": "REPEAT_SINGLE", "startIndex": 1, "startTime": 5,
-                "items": [MediaHarness.item("t1"), MediaHarness.item("t2"), MediaHarness.item("t3")],
+                "items": [TestMediaSender.item("t1"), TestMediaSender.item("t2"), TestMediaSender.item("t3")],
             ],
         ])
         let status = try #require(replies.ofType("MEDIA_STATUS").last?.mediaStatus)
@@ -42,7 +43,7 @@ struct MediaQueueTests {
 
     @Test("A plain LOAD is a one-item queue: currentItemId 1, no queue commands")
     func plainLoadIsOneItem() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         let status = try #require(media.send(["type": "LOAD", "media": ["contentId": "a.mp4"]]).last?.mediaStatus)
         #expect(status["currentItemId"] == 1 && status["items"]?.arrayValue?.count == 1)
         #expect((status["supportedMediaCommands"]?.intValue ?? 0) & (64 | 128 | 256 | 3072) == 0)
@@ -50,9 +51,9 @@ struct MediaQueueTests {
 
     @Test("QUEUE_INSERT appends or inserts before an item; QUEUE_CHANGE INSERT with a rising sequenceNumber; MEDIA_STATUS with the requestId")
     func queueInsert() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(2)
-        var replies = media.send(["type": "QUEUE_INSERT", "requestId": 20, "items": [MediaHarness.item("x")]])
+        var replies = media.send(["type": "QUEUE_INSERT", "requestId": 20, "items": [TestMediaSender.item("x")]])
         let change = try #require(replies.ofType("QUEUE_CHANGE").first)
         #expect(change.json == ["type": "QUEUE_CHANGE", "requestId": 0, "changeType": "INSERT", "itemIds": [3], "sequenceNumber": 1])
         #expect(change.isBroadcast)
@@ -61,7 +62,7 @@ struct MediaQueueTests {
         #expect(status.mediaStatus?["currentItemId"] == 1)
 
         replies = media.send(["type": "QUEUE_INSERT", "requestId": 21, "insertBefore": 2,
-                              "items": [MediaHarness.item("y"), MediaHarness.item("z")]])
+                              "items": [TestMediaSender.item("y"), TestMediaSender.item("z")]])
         #expect(replies.ofType("QUEUE_CHANGE").first?.json == [
             "type": "QUEUE_CHANGE", "requestId": 0, "changeType": "INSERT", "itemIds": [4, 5], "insertBefore": 2, "sequenceNumber": 2,
         ])
@@ -70,10 +71,10 @@ struct MediaQueueTests {
 
     @Test("QUEUE_INSERT with currentItemIndex plays that inserted item; currentTime sets its position")
     func queueInsertJumps() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(2)
         let replies = media.send(["type": "QUEUE_INSERT", "requestId": 22, "currentItemIndex": 1, "currentTime": 7,
-                                  "items": [MediaHarness.item("a"), MediaHarness.item("b")]])
+                                  "items": [TestMediaSender.item("a"), TestMediaSender.item("b")]])
         let status = try #require(replies.ofType("MEDIA_STATUS").last)
         #expect(status.requestId == 22)
         #expect(status.mediaStatus?["currentItemId"] == 4 && status.mediaStatus?["currentTime"] == 7)
@@ -82,12 +83,12 @@ struct MediaQueueTests {
 
     @Test("QUEUE_INSERT errors: a sender-supplied itemId, an unknown insertBefore, no items → INVALID_PARAMS, queue unchanged")
     func queueInsertErrors() {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(2)
-        let withId = MediaHarness.item("x", extra: ["itemId": 77])
+        let withId = TestMediaSender.item("x", extra: ["itemId": 77])
         for bad: [String: JSONValue] in [
             ["type": "QUEUE_INSERT", "requestId": 30, "items": [withId]],
-            ["type": "QUEUE_INSERT", "requestId": 30, "items": [MediaHarness.item("x")], "insertBefore": 99],
+            ["type": "QUEUE_INSERT", "requestId": 30, "items": [TestMediaSender.item("x")], "insertBefore": 99],
             ["type": "QUEUE_INSERT", "requestId": 30, "items": []],
             ["type": "QUEUE_INSERT", "requestId": 30],
         ] {
@@ -99,16 +100,16 @@ struct MediaQueueTests {
 
     @Test("Item ids are unique for the life of the queue: removed ids are never reused")
     func idsNotReused() {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(3)
         media.send(["type": "QUEUE_REMOVE", "itemIds": [3]])
-        media.send(["type": "QUEUE_INSERT", "items": [MediaHarness.item("n")]])
+        media.send(["type": "QUEUE_INSERT", "items": [TestMediaSender.item("n")]])
         #expect(media.itemIds == [1, 2, 4])
     }
 
     @Test("QUEUE_UPDATE jump ±n moves through the queue; past the end under REPEAT_OFF → END_OF_QUEUE, state unchanged")
     func queueUpdateJump() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(3)
         var status = try #require(media.send(["type": "QUEUE_UPDATE", "requestId": 40, "jump": 2]).last)
         #expect(status.requestId == 40 && status.mediaStatus?["currentItemId"] == 3)
@@ -126,7 +127,7 @@ struct MediaQueueTests {
 
     @Test("Under REPEAT_ALL, next and jump wrap around the ends")
     func repeatAllWraps() {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(3, repeatMode: "REPEAT_ALL", startIndex: 2)
         #expect(media.send(["type": "QUEUE_NEXT"]).last?.mediaStatus?["currentItemId"] == 1)
         #expect(media.send(["type": "QUEUE_UPDATE", "jump": -2]).last?.mediaStatus?["currentItemId"] == 2)
@@ -134,14 +135,14 @@ struct MediaQueueTests {
 
     @Test("QUEUE_UPDATE sets currentItemId with currentTime, the repeat mode, and edits items with ITEMS_CHANGE")
     func queueUpdateFields() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(3)
         var replies = media.send(["type": "QUEUE_UPDATE", "requestId": 50, "currentItemId": 3, "currentTime": 20, "repeatMode": "REPEAT_SINGLE"])
         var status = try #require(replies.last?.mediaStatus)
         #expect(replies.last?.requestId == 50)
         #expect(status["currentItemId"] == 3 && status["currentTime"] == 20 && status["repeatMode"] == "REPEAT_SINGLE")
 
-        var edited = MediaHarness.item("renamed").objectValue!
+        var edited = TestMediaSender.item("renamed").objectValue!
         edited["itemId"] = 2
         replies = media.send(["type": "QUEUE_UPDATE", "requestId": 51, "items": [.object(edited)]])
         #expect(replies.ofType("QUEUE_CHANGE").first?.json == [
@@ -155,7 +156,7 @@ struct MediaQueueTests {
 
     @Test("QUEUE_UPDATE shuffle and QUEUE_SHUFFLE reorder the queue: QUEUE_CHANGE UPDATE with the full order")
     func shuffle() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(8)
         let replies = media.send(["type": "QUEUE_SHUFFLE", "requestId": 60])
         let change = try #require(replies.ofType("QUEUE_CHANGE").first)
@@ -170,7 +171,7 @@ struct MediaQueueTests {
 
     @Test("QUEUE_REMOVE: removing other items keeps playing; removing the current one moves on; removing all ends the session")
     func queueRemove() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(4)
         var replies = media.send(["type": "QUEUE_REMOVE", "requestId": 70, "itemIds": [3]])
         #expect(replies.ofType("QUEUE_CHANGE").first?.json == [
@@ -190,7 +191,7 @@ struct MediaQueueTests {
 
     @Test("QUEUE_REORDER moves items before insertBefore (or to the end): QUEUE_CHANGE UPDATE with itemIds and reorderItemIds")
     func queueReorder() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(5)
         var replies = media.send(["type": "QUEUE_REORDER", "requestId": 80, "itemIds": [5, 4], "insertBefore": 2])
         #expect(replies.ofType("QUEUE_CHANGE").first?.json == [
@@ -206,7 +207,7 @@ struct MediaQueueTests {
 
     @Test("QUEUE_GET_ITEM_IDS, QUEUE_GET_ITEMS and QUEUE_GET_ITEM_RANGE answer unicast with the sequenceNumber")
     func queueQueries() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(5)
         media.send(["type": "QUEUE_REMOVE", "itemIds": [2]])
         let ids = media.send(["type": "QUEUE_GET_ITEM_IDS", "requestId": 90])
@@ -227,7 +228,7 @@ struct MediaQueueTests {
         "QUEUE_GET_ITEM_IDS", "QUEUE_GET_ITEMS", "QUEUE_GET_ITEM_RANGE", "EDIT_TRACKS_INFO", "EDIT_AUDIO_TRACKS",
     ])
     func noSession(type: String) {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         #expect(media.send(["type": .string(type), "requestId": 5]).map(\.json) == [["type": "INVALID_PLAYER_STATE", "requestId": 5]])
     }
 }
@@ -236,7 +237,7 @@ struct MediaQueueTests {
 struct QueuePlaybackTests {
     @Test("At an item's end: IDLE/FINISHED naming the loadingItemId, then the next item PLAYING with its media")
     func advancesToNext() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(2, duration: 30)
         let sent = media.advance(30)
         let statuses = sent.statuses
@@ -254,12 +255,12 @@ struct QueuePlaybackTests {
 
     @Test("Per-item autoplay false stops at that item (PAUSED); startTime and playbackDuration bound what plays")
     func itemFields() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.send(["type": "QUEUE_LOAD", "items": [
-            MediaHarness.item("a", duration: 100, extra: ["startTime": 10, "playbackDuration": 20]),
-            MediaHarness.item("b", duration: 100, extra: ["autoplay": false, "startTime": 50]),
+            TestMediaSender.item("a", duration: 100, extra: ["startTime": 10, "playbackDuration": 20]),
+            TestMediaSender.item("b", duration: 100, extra: ["autoplay": false, "startTime": 50]),
         ]])
-        #expect(media.session?.currentTime(at: media.harness.now) == 10)
+        #expect(media.session?.currentTime == 10)
         #expect(media.advance(19.9).isEmpty)
         let statuses = media.advance(0.1).statuses
         let last = try #require(statuses.last)
@@ -269,9 +270,9 @@ struct QueuePlaybackTests {
 
     @Test("preloadTime: preloadedItemId appears that many seconds before the current item ends")
     func preload() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.send(["type": "QUEUE_LOAD", "items": [
-            MediaHarness.item("a", duration: 60), MediaHarness.item("b", duration: 60, extra: ["preloadTime": 15]),
+            TestMediaSender.item("a", duration: 60), TestMediaSender.item("b", duration: 60, extra: ["preloadTime": 15]),
         ]])
         #expect(media.advance(44.9).isEmpty)
         let preloaded = media.advance(0.1)
@@ -283,16 +284,16 @@ struct QueuePlaybackTests {
 
     @Test("REPEAT_SINGLE replays the current item")
     func repeatSingle() {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(2, duration: 10, repeatMode: "REPEAT_SINGLE")
         media.advance(35)
         #expect(media.session?.currentItemId == 1)
-        #expect(media.session?.currentTime(at: media.harness.now) == 5)
+        #expect(media.session?.currentTime == 5)
     }
 
     /// Plays `count` items of 3 minutes to the end (or for `hours`), recording the order.
-    private func play(_ repeatMode: String, items count: Int = 40, hours: Double? = nil) -> (MediaHarness, [Int]) {
-        var media = MediaHarness()
+    private func play(_ repeatMode: String, items count: Int = 40, hours: Double? = nil) -> (TestMediaSender, [Int]) {
+        var media = TestMediaSender()
         media.queueLoad(count, duration: 180, repeatMode: repeatMode)
         var played = [1]
         let sent = media.advance(hours.map { $0 * 3600 } ?? Double(count) * 180 + 1)
@@ -329,7 +330,7 @@ struct QueuePlaybackTests {
 
     @Test("QUEUE_SHUFFLE then play: every item once in the shuffled order")
     func shuffledPlayback() {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(40, duration: 180)
         media.send(["type": "QUEUE_SHUFFLE"])
         let order = media.itemIds
@@ -344,11 +345,11 @@ struct QueuePlaybackTests {
 
     @Test("The rate applies across items: at 2x a 60 s item ends after 30 s")
     func rateAcrossItems() {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(2, duration: 60)
         media.send(["type": "SET_PLAYBACK_RATE", "playbackRate": 2])
         media.advance(30)
         #expect(media.session?.currentItemId == 2)
-        #expect(media.session?.clock.rate == 2)
+        #expect(media.session?.playbackRate == 2)
     }
 }

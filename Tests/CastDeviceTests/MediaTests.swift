@@ -1,5 +1,6 @@
 import CastDevice
 import CastWire
+import CastSimulatorTesting
 import Foundation
 import Testing
 
@@ -11,22 +12,24 @@ struct MediaTests {
     ]
 
     /// A device with the DMR running, connection 1 connected to it.
-    private func launched() -> (DeviceHarness, ConnectionID, String) {
-        var harness = DeviceHarness()
-        let (connection, transportId) = harness.launchDefaultMediaReceiver()
+    private func launched() -> (CastTestDevice, ConnectionID, String) {
+        var harness = CastTestDevice()
+        let (connection, transportId) = harness.launch()
         return (harness, connection, transportId)
     }
 
-    private func load(_ harness: inout DeviceHarness, _ connection: ConnectionID, _ transportId: String,
-                      media: JSONValue = movie, extra: [String: JSONValue] = [:], requestId: Int = 5) -> [Sent] {
+    @discardableResult
+    private func load(_ harness: inout CastTestDevice, _ connection: ConnectionID, _ transportId: String,
+                      media: JSONValue = movie, extra: [String: JSONValue] = [:], requestId: Int = 5) -> [SentMessage] {
         var fields: [String: JSONValue] = ["type": "LOAD", "media": media, "requestId": .number(Double(requestId)),
                                            "sessionId": .string(transportId), "customData": [:]]
         fields.merge(extra) { _, new in new }
         return harness.send(connection, to: transportId, CastNamespace.media, .object(fields))
     }
 
-    private func command(_ harness: inout DeviceHarness, _ connection: ConnectionID, _ transportId: String,
-                         _ fields: [String: JSONValue]) -> [Sent] {
+    @discardableResult
+    private func command(_ harness: inout CastTestDevice, _ connection: ConnectionID, _ transportId: String,
+                         _ fields: [String: JSONValue]) -> [SentMessage] {
         harness.send(connection, to: transportId, CastNamespace.media, .object(fields))
     }
 
@@ -104,14 +107,14 @@ struct MediaTests {
         #expect(status["currentTime"] == 42.5)
         #expect(status["activeTrackIds"] == [2])
         #expect(status["customData"] == ["token": "abc"])
-        let session = try #require(harness.device.runningApp?.media?.session)
+        let session = try #require(harness.snapshot.media)
         #expect(session.credentials == "user-1" && session.credentialsType == "cloud")
     }
 
     @Test("Without media.duration a BUFFERED item gets the configured default; LIVE has none")
     func durations() throws {
-        var harness = DeviceHarness { $0.defaultMediaDuration = 30 }
-        let (connection, transportId) = harness.launchDefaultMediaReceiver()
+        var harness = CastTestDevice { $0.defaultMediaDuration = 30 }
+        let (connection, transportId) = harness.launch()
         var replies = load(&harness, connection, transportId, media: ["contentId": "a.mp4", "contentType": "video/mp4"])
         #expect(replies.last?.mediaStatus?["media"]?["duration"] == 30)
         #expect(replies.last?.mediaStatus?["media"]?["streamType"] == "BUFFERED")
@@ -120,13 +123,13 @@ struct MediaTests {
         #expect(live["media"]?["duration"] == nil)
         #expect(harness.device.nextDeadline == SimTime(seconds: 5))  // only the heartbeat
         harness.advance(7200)
-        #expect(harness.device.runningApp?.media?.session?.playerState == .playing)
+        #expect(harness.snapshot.media?.playerState == .playing)
     }
 
     @Test("The player clock: position = start + rate × elapsed, pauses hold it, the end gives IDLE/FINISHED")
     func playerClock() throws {
-        var harness = DeviceHarness { $0.heartbeatInterval = nil; $0.idleTimeout = nil }
-        let (connection, transportId) = harness.launchDefaultMediaReceiver()
+        var harness = CastTestDevice { $0.heartbeatInterval = nil; $0.idleTimeout = nil }
+        let (connection, transportId) = harness.launch()
         load(&harness, connection, transportId)
         harness.advance(10)
         var status = command(&harness, connection, transportId, ["type": "GET_STATUS", "requestId": 6]).first?.mediaStatus
@@ -203,7 +206,7 @@ struct MediaTests {
         let replies = command(&harness, connection, transportId,
                               ["type": "SET_VOLUME", "volume": ["level": 0.25, "muted": true], "mediaSessionId": 1, "requestId": 6])
         #expect(replies[0].mediaStatus?["volume"] == ["level": 0.25, "muted": true] && replies[0].requestId == 6)
-        #expect(harness.device.volume == Volume(level: 1, muted: false))
+        #expect(harness.snapshot.volume == Volume(level: 1, muted: false))
     }
 
     @Test("SET_PLAYBACK_RATE: playbackRate or relativePlaybackRate, within the configured range")
@@ -216,7 +219,7 @@ struct MediaTests {
         #expect(replies[0].mediaStatus?["playbackRate"] == 0.75)
         replies = command(&harness, connection, transportId, ["type": "SET_PLAYBACK_RATE", "playbackRate": 4, "mediaSessionId": 1, "requestId": 8])
         #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 8, "reason": "INVALID_PARAMS"]])
-        #expect(harness.device.runningApp?.media?.session?.clock.rate == 0.75)
+        #expect(harness.snapshot.media?.playbackRate == 0.75)
     }
 
     @Test("Commands with no session → INVALID_PLAYER_STATE; a wrong mediaSessionId → INVALID_MEDIA_SESSION_ID",
@@ -229,7 +232,7 @@ struct MediaTests {
         load(&harness, connection, transportId)
         replies = command(&harness, connection, transportId, ["type": .string(type), "mediaSessionId": 99, "requestId": 7])
         #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 7, "reason": "INVALID_MEDIA_SESSION_ID"]])
-        #expect(harness.device.runningApp?.media?.session?.playerState == .playing)
+        #expect(harness.snapshot.media?.playerState == .playing)
     }
 
     @Test("Bad LOADs: no media, a media without contentId, wrong types → INVALID_PARAMS; unknown types → INVALID_COMMAND")
@@ -248,7 +251,7 @@ struct MediaTests {
         }
         #expect(command(&harness, connection, transportId, ["type": "LOAD_BY_ENTITY", "requestId": 7]).map(\.json)
             == [["type": "INVALID_REQUEST", "requestId": 7, "reason": "INVALID_COMMAND"]])
-        #expect(harness.device.runningApp?.media?.session == nil)
+        #expect(harness.snapshot.media == nil)
     }
 
     @Test("Every state change reaches every sender connected to the app; GET_STATUS only the asker")
@@ -267,13 +270,13 @@ struct MediaTests {
 
     @Test("An hour of playback in manual time: no sleeping")
     func longPlayback() {
-        var harness = DeviceHarness { $0.idleTimeout = nil }
-        let (connection, transportId) = harness.launchDefaultMediaReceiver()
+        var harness = CastTestDevice { $0.idleTimeout = nil }
+        let (connection, transportId) = harness.launch()
         load(&harness, connection, transportId, media: ["contentId": "long.mp4", "duration": 3600])
         let sent = harness.advance(3600)
         #expect(sent.filter { $0.type == "MEDIA_STATUS" }.count == 1)
         #expect(sent.filter { $0.json["type"] == "PING" }.count == 720)
-        #expect(harness.device.runningApp?.media?.session == nil)
+        #expect(harness.snapshot.media == nil)
     }
 }
 
@@ -281,8 +284,8 @@ struct MediaTests {
 struct MessageSizeTests {
     @Test("A MEDIA_STATUS that would pass 64 KiB drops items, then the extendedStatus copy, then media")
     func trimsToFit() throws {
-        var harness = DeviceHarness()
-        let (connection, transportId) = harness.launchDefaultMediaReceiver()
+        var harness = CastTestDevice()
+        let (connection, transportId) = harness.launch()
         let title = JSONValue.string(String(repeating: "t", count: 40_000))
         let replies = harness.send(connection, to: transportId, CastNamespace.media, [
             "type": "LOAD", "requestId": 3, "media": ["contentId": "a.mp4", "metadata": ["title": title]],

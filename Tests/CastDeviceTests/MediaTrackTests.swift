@@ -1,5 +1,6 @@
 import CastDevice
 import CastWire
+import CastSimulatorTesting
 import Foundation
 import Testing
 
@@ -19,8 +20,8 @@ struct MediaTrackTests {
         "windowType": "ROUNDED_CORNERS", "windowColor": "#112233", "windowRoundedCornerRadius": 8,
     ]
 
-    private func loaded(activeTrackIds: JSONValue = [1, 3], style: JSONValue? = nil) -> (MediaHarness, [Sent]) {
-        var media = MediaHarness()
+    private func loaded(activeTrackIds: JSONValue = [1, 3], style: JSONValue? = nil) -> (TestMediaSender, [SentMessage]) {
+        var media = TestMediaSender()
         var mediaInfo: [String: JSONValue] = ["contentId": "movie.mp4", "duration": 100, "tracks": Self.tracks]
         if let style { mediaInfo["textTrackStyle"] = style }
         let replies = media.send(["type": "LOAD", "media": .object(mediaInfo), "activeTrackIds": activeTrackIds])
@@ -39,9 +40,9 @@ struct MediaTrackTests {
 
     @Test("A queue item's activeTrackIds apply when that item plays")
     func itemTracks() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.send(["type": "QUEUE_LOAD", "items": [
-            MediaHarness.item("a", duration: 10),
+            TestMediaSender.item("a", duration: 10),
             ["media": ["contentId": "b.mp4", "duration": 10, "tracks": Self.tracks], "activeTrackIds": [2, 4]],
         ]])
         let statuses = media.advance(10).statuses
@@ -54,14 +55,14 @@ struct MediaTrackTests {
         ["trackId": 1, "type": "TEXT", "subtype": "KARAOKE"],
     ])
     func badTracks(track: JSONValue) {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         let replies = media.send(["type": "LOAD", "requestId": 3, "media": ["contentId": "x", "tracks": [track]]])
         #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]])
     }
 
     @Test("LOAD activeTrackIds naming no track, or two AUDIO tracks → INVALID_PARAMS", arguments: [[9] as JSONValue, [3, 4]])
     func badActiveTracks(ids: JSONValue) {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         let replies = media.send(["type": "LOAD", "requestId": 3, "activeTrackIds": ids,
                                   "media": ["contentId": "x", "tracks": Self.tracks]])
         #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]])
@@ -116,8 +117,8 @@ struct MediaTrackTests {
     @Test("A style change broadcasts MEDIA_STATUS with media to every sender, even when the style is unchanged")
     func styleChange() throws {
         var (media, _) = loaded(style: Self.style)
-        let watcher = media.harness.open(2)
-        media.harness.connect(watcher, from: "sender-7", to: media.transportId)
+        let watcher = media.device.open(2)
+        media.device.connect(watcher, from: "sender-7", to: media.transportId)
         var newStyle = Self.style.objectValue!
         newStyle["fontScale"] = 2
         let replies = media.send(["type": "EDIT_TRACKS_INFO", "requestId": 15, "textTrackStyle": .object(newStyle)])
@@ -140,7 +141,7 @@ struct MediaTrackTests {
         #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 17, "reason": "INVALID_PARAMS"]])
         #expect(media.session?.currentItem?.media.textTrackStyle == Self.style)
         // The same style on LOAD is refused too.
-        var fresh = MediaHarness()
+        var fresh = TestMediaSender()
         #expect(fresh.send(["type": "LOAD", "requestId": 18, "media": ["contentId": "x", "textTrackStyle": style]]).first?.json["reason"] == "INVALID_PARAMS")
     }
 }
@@ -149,7 +150,7 @@ struct MediaTrackTests {
 struct MediaBehaviourTests {
     @Test("LIVE: no duration, never ends, a liveSeekableRange that moves with time; seeks clamp into it")
     func live() throws {
-        var media = MediaHarness { $0.liveWindow = 600 }
+        var media = TestMediaSender { $0.liveWindow = 600 }
         let status = try #require(media.send(["type": "LOAD", "media": ["contentId": "live.m3u8", "streamType": "LIVE"]]).last?.mediaStatus)
         #expect(status["media"]?["duration"] == nil)
         #expect(status["liveSeekableRange"] == ["start": 0, "end": 600, "isMovingWindow": true, "isLiveDone": false])
@@ -167,7 +168,7 @@ struct MediaBehaviourTests {
 
     @Test("GET_STATUS options: 1 = NO_METADATA drops metadata, 2 = NO_QUEUE_ITEMS drops items")
     func getStatusOptions() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(2)
         let full = try #require(media.send(["type": "GET_STATUS"]).first?.mediaStatus)
         #expect(full["media"]?["metadata"] != nil && full["items"] != nil)
@@ -182,9 +183,9 @@ struct MediaBehaviourTests {
 
     @Test("supportedMediaCommands: queue bits follow next/previous and repeat; an app can restrict them")
     func supportedCommands() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.queueLoad(3)
-        func commands(_ media: inout MediaHarness) -> Int { media.send(["type": "GET_STATUS"]).first?.mediaStatus?["supportedMediaCommands"]?.intValue ?? -1 }
+        func commands(_ media: inout TestMediaSender) -> Int { media.send(["type": "GET_STATUS"]).first?.mediaStatus?["supportedMediaCommands"]?.intValue ?? -1 }
         var bits = commands(&media)
         #expect(bits & 64 == 64 && bits & 128 == 0)  // first item: next, no previous
         media.send(["type": "QUEUE_NEXT"])
@@ -196,7 +197,7 @@ struct MediaBehaviourTests {
         media.send(["type": "QUEUE_UPDATE", "repeatMode": "REPEAT_ALL"])
         #expect(commands(&media) & (64 | 128) == 64 | 128)
 
-        var restricted = MediaHarness { configuration in
+        var restricted = TestMediaSender { configuration in
             configuration.apps[0].allowedMediaCommands = [.pause, .streamVolume]
         }
         restricted.queueLoad(3)
@@ -205,9 +206,9 @@ struct MediaBehaviourTests {
 
     @Test("A failing content id: LOAD_FAILED unicast with detailedErrorCode and itemId, then IDLE/ERROR broadcast")
     func loadFailed() throws {
-        var media = MediaHarness { $0.mediaLoadPolicy.byContentId["broken.mp4"] = MediaLoadBehaviour(outcome: .fail(detailedErrorCode: 104, reason: nil)) }
-        let watcher = media.harness.open(2)
-        media.harness.connect(watcher, from: "sender-7", to: media.transportId)
+        var media = TestMediaSender { $0.mediaCatalog.add("broken.mp4", MediaLoadBehaviour(outcome: .fail(detailedErrorCode: 104, reason: nil))) }
+        let watcher = media.device.open(2)
+        media.device.connect(watcher, from: "sender-7", to: media.transportId)
         let replies = media.send(["type": "LOAD", "requestId": 24, "media": ["contentId": "broken.mp4"]])
         try #require(replies.count == 3)
         #expect(replies[0].mediaStatus?["extendedStatus"]?["playerState"] == "LOADING")
@@ -221,7 +222,7 @@ struct MediaBehaviourTests {
 
     @Test("A load that takes time; a newer LOAD supersedes it: LOAD_CANCELLED to the first requester")
     func loadCancelled() throws {
-        var media = MediaHarness { $0.mediaLoadPolicy.byContentId["slow.mp4"] = MediaLoadBehaviour(loadDelay: 5) }
+        var media = TestMediaSender { $0.mediaCatalog.add("slow.mp4", MediaLoadBehaviour(loadDelay: 5)) }
         let first = media.send(["type": "LOAD", "requestId": 30, "media": ["contentId": "slow.mp4"]])
         #expect(first.count == 1 && first[0].mediaStatus?["extendedStatus"] != nil)
         // While loading: IDLE with the item loading; commands wait.
@@ -239,7 +240,7 @@ struct MediaBehaviourTests {
 
     @Test("A slow load answers with the LOAD requestId once loaded, at the simulated time")
     func slowLoad() throws {
-        var media = MediaHarness { $0.mediaLoadPolicy.byContentId["slow.mp4"] = MediaLoadBehaviour(loadDelay: 3, duration: 42) }
+        var media = TestMediaSender { $0.mediaCatalog.add("slow.mp4", MediaLoadBehaviour(loadDelay: 3, duration: 42)) }
         media.send(["type": "LOAD", "requestId": 40, "media": ["contentId": "slow.mp4"]])
         #expect(media.advance(2.9).isEmpty)
         let done = media.advance(0.1)
@@ -249,7 +250,7 @@ struct MediaBehaviourTests {
 
     @Test("A load that never answers stays loading; STOP cancels it")
     func neverAnswers() throws {
-        var media = MediaHarness { $0.mediaLoadPolicy.byContentId["hang.mp4"] = MediaLoadBehaviour(outcome: .neverAnswer) }
+        var media = TestMediaSender { $0.mediaCatalog.add("hang.mp4", MediaLoadBehaviour(outcome: .neverAnswer)) }
         media.send(["type": "LOAD", "requestId": 50, "media": ["contentId": "hang.mp4"]])
         #expect(media.advance(3600).isEmpty)
         let stop = media.send(["type": "STOP", "requestId": 51])
@@ -259,7 +260,7 @@ struct MediaBehaviourTests {
 
     @Test("Rate, relative rate and the configured range")
     func rateRange() {
-        var media = MediaHarness { $0.playbackRateRange = 0.25...4 }
+        var media = TestMediaSender { $0.playbackRateRange = 0.25...4 }
         media.send(["type": "LOAD", "media": ["contentId": "a.mp4"]])
         #expect(media.send(["type": "SET_PLAYBACK_RATE", "playbackRate": 3.5]).first?.mediaStatus?["playbackRate"] == 3.5)
         #expect(media.send(["type": "SET_PLAYBACK_RATE", "requestId": 9, "relativePlaybackRate": 2]).map(\.json)
@@ -269,10 +270,10 @@ struct MediaBehaviourTests {
 
     @Test("Device volume lives in RECEIVER_STATUS, stream volume in MEDIA_STATUS, each with level and mute")
     func twoVolumes() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.send(["type": "LOAD", "media": ["contentId": "a.mp4"]])
         media.send(["type": "SET_VOLUME", "volume": ["level": 0.2]])
-        let receiver = media.harness.send(media.connection, to: "receiver-0", CastNamespace.receiver,
+        let receiver = media.device.send(media.connection, to: "receiver-0", CastNamespace.receiver,
                                           ["type": "SET_VOLUME", "volume": ["muted": true], "requestId": 3])
         #expect(receiver.first?.json["status"]?["volume"]?["muted"] == true && receiver.first?.json["status"]?["volume"]?["level"] == 1)
         let stream = try #require(media.send(["type": "GET_STATUS"]).first?.mediaStatus)

@@ -1,5 +1,6 @@
 import CastDevice
 import CastWire
+import CastSimulatorTesting
 import Foundation
 import Testing
 
@@ -7,43 +8,40 @@ import Testing
 struct OperatorInputTests {
     @Test("The remote's volume, standby, app stop and launch are broadcast with requestId 0")
     func remoteReceiverChanges() throws {
-        var media = MediaHarness()
-        var sent = media.harness.record(media.harness.device.apply(.setDeviceVolume(level: 0.3, muted: nil), now: media.harness.now))
-            .compactMap(Sent.init)
+        var media = TestMediaSender()
+        var sent = media.device.apply(.setDeviceVolume(level: 0.3, muted: nil))
         #expect(sent.count == 1 && sent[0].requestId == 0 && sent[0].json["status"]?["volume"]?["level"] == 0.3)
-        sent = media.harness.record(media.harness.device.apply(.setStandby(true), now: media.harness.now)).compactMap(Sent.init)
+        sent = media.device.apply(.setStandby(true))
         #expect(sent[0].json["status"]?["isStandBy"] == true && sent[0].json["status"]?["isActiveInput"] == false)
-        sent = media.harness.record(media.harness.device.apply(.stopApp, now: media.harness.now)).compactMap(Sent.init)
+        sent = media.device.apply(.stopApp)
         #expect(sent.contains { $0.json == ["type": "CLOSE"] && $0.envelope.sourceId == media.transportId })
         #expect(sent.last?.json["status"]?["applications"]?.arrayValue?.first?["appId"] == "E8C28D3C")
-        sent = media.harness.record(media.harness.device.apply(.launchApp(appId: "CC1AD845"), now: media.harness.now)).compactMap(Sent.init)
+        sent = media.device.apply(.launchApp(appId: "CC1AD845"))
         #expect(sent.last?.json["status"]?["applications"]?.arrayValue?.first?["appId"] == "CC1AD845")
     }
 
     @Test("Buffering for a while: BUFFERING (clock held), then PLAYING again; a player error ends the session")
     func bufferingAndError() throws {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         media.send(["type": "LOAD", "media": ["contentId": "a.mp4", "duration": 100]])
         media.advance(10)
-        var sent = media.harness.record(media.harness.device.apply(.buffer(seconds: 4), now: media.harness.now)).compactMap(Sent.init)
+        var sent = media.device.apply(.buffer(seconds: 4))
         #expect(sent.statuses.first?["playerState"] == "BUFFERING" && sent.statuses.first?["currentTime"] == 10)
         #expect(media.advance(3.9).isEmpty)
         sent = media.advance(0.1)
         #expect(sent.statuses.first?["playerState"] == "PLAYING" && sent.statuses.first?["currentTime"] == 10)
         // The item now ends 4 s later than it would have.
-        #expect(media.harness.device.nextDeadline == SimTime(seconds: 104))
-        sent = media.harness.record(media.harness.device.apply(.playerError(detailedErrorCode: 301), now: media.harness.now)).compactMap(Sent.init)
+        #expect(media.device.device.nextDeadline == SimTime(seconds: 104))
+        sent = media.device.apply(.playerError(detailedErrorCode: 301))
         #expect(sent.statuses.first?["idleReason"] == "ERROR" && media.session == nil)
     }
 
     @Test("Catalog facts: the real duration wins, buffering phases stall at their position, metadata fills in")
     func catalogFacts() throws {
-        var media = MediaHarness { configuration in
-            configuration.mediaLoadPolicy.resolver = { info in
-                info.contentId.hasPrefix("http://cdn.test/") ? MediaLoadBehaviour(
-                    duration: 50, contentType: "video/mp4", metadata: ["metadataType": 1, "title": "From catalog"],
-                    bufferingPhases: [.init(position: 20, duration: 5)]) : nil
-            }
+        var media = TestMediaSender { configuration in
+            configuration.mediaCatalog.add("http://cdn.test/*", MediaLoadBehaviour(
+                duration: 50, contentType: "video/mp4", metadata: ["metadataType": 1, "title": "From catalog"],
+                bufferingPhases: [.init(position: 20, duration: 5)]))
         }
         let status = try #require(media.send(["type": "LOAD", "media": ["contentId": "http://cdn.test/x", "duration": 999]]).last?.mediaStatus)
         #expect(status["media"]?["duration"] == 50 && status["media"]?["contentType"] == "video/mp4")
@@ -57,9 +55,9 @@ struct OperatorInputTests {
 
     @Test("isolateRequestIds: the requester gets its id, the other senders a copy with requestId 0")
     func isolation() throws {
-        var media = MediaHarness { $0.isolateRequestIds = true }
-        let watcher = media.harness.open(2)
-        media.harness.connect(watcher, from: "sender-0", to: media.transportId)
+        var media = TestMediaSender { $0.isolateRequestIds = true }
+        let watcher = media.device.open(2)
+        media.device.connect(watcher, from: "sender-0", to: media.transportId)
         let replies = media.send(["type": "LOAD", "requestId": 5, "media": ["contentId": "a.mp4"]])
         let tagged = replies.filter { $0.requestId == 5 }
         #expect(tagged.count == 1 && tagged[0].to == [media.connection] && tagged[0].envelope.destinationId == "sender-0")
@@ -70,15 +68,13 @@ struct OperatorInputTests {
 
     @Test("sendMessage: any payload on any namespace, broadcast or to one connection")
     func sendMessage() {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         let custom: JSONValue = ["type": "CUSTOM", "value": 1]
-        var sent = media.harness.record(media.harness.device.apply(
-            .sendMessage(namespace: "urn:x-cast:test", source: nil, connection: nil, payload: custom), now: media.harness.now))
-            .compactMap(Sent.init)
+        var sent = media.device.apply(
+            .sendMessage(namespace: "urn:x-cast:test", source: nil, connection: nil, payload: custom))
         #expect(sent.count == 1 && sent[0].isBroadcast && sent[0].envelope.sourceId == media.transportId && sent[0].json == custom)
-        sent = media.harness.record(media.harness.device.apply(
-            .sendMessage(namespace: "urn:x-cast:test", source: "receiver-0", connection: media.connection, payload: custom), now: media.harness.now))
-            .compactMap(Sent.init)
+        sent = media.device.apply(
+            .sendMessage(namespace: "urn:x-cast:test", source: "receiver-0", connection: media.connection, payload: custom))
         #expect(sent.count == 1 && sent[0].envelope.destinationId == "sender-0" && sent[0].to == [media.connection])
     }
 }

@@ -1,12 +1,13 @@
 import CastDevice
 import CastWire
+import CastSimulatorTesting
 import Foundation
 import Testing
 
 @Suite("urn:x-cast:com.google.cast.receiver")
 struct ReceiverTests {
-    private func connected() -> (DeviceHarness, ConnectionID) {
-        var harness = DeviceHarness()
+    private func connected() -> (CastTestDevice, ConnectionID) {
+        var harness = CastTestDevice()
         let connection = harness.open(1)
         harness.connect(connection)
         return (harness, connection)
@@ -33,7 +34,7 @@ struct ReceiverTests {
 
     @Test("An audio device with nothing running reports no applications key at all")
     func audioDeviceIdle() throws {
-        var harness = DeviceHarness { configuration in
+        var harness = CastTestDevice { configuration in
             configuration = DeviceConfiguration(identity: try! DeviceIdentity(
                 uuid: "0123456789abcdef0123456789abcdef", supportsVideo: false))
         }
@@ -70,8 +71,8 @@ struct ReceiverTests {
 
     @Test("LAUNCH of a new app CLOSEs the old app's senders from its transport id")
     func launchReplacesApp() throws {
-        var harness = DeviceHarness()
-        let (connection, oldTransport) = harness.launchDefaultMediaReceiver()
+        var harness = CastTestDevice()
+        let (connection, oldTransport) = harness.launch()
         // Make the DMR the "old" app by launching Backdrop over it.
         let replies = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
                                    ["type": "LAUNCH", "appId": "E8C28D3C", "requestId": 9])
@@ -86,8 +87,8 @@ struct ReceiverTests {
 
     @Test("LAUNCH of the running app answers the current status with the requestId, same session")
     func launchRunningApp() throws {
-        var harness = DeviceHarness()
-        let (connection, transportId) = harness.launchDefaultMediaReceiver()
+        var harness = CastTestDevice()
+        let (connection, transportId) = harness.launch()
         let replies = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
                                    ["type": "LAUNCH", "appId": "CC1AD845", "requestId": 5])
         let status = try #require(replies.first { $0.type == "RECEIVER_STATUS" })
@@ -103,13 +104,13 @@ struct ReceiverTests {
         #expect(unknown.map(\.json) == [["type": "LAUNCH_ERROR", "requestId": 7, "reason": "NOT_FOUND", "appId": "DEADBEEF"]])
         let missing = harness.send(connection, to: "receiver-0", CastNamespace.receiver, ["type": "LAUNCH", "requestId": 8])
         #expect(missing.map(\.json) == [["type": "LAUNCH_ERROR", "requestId": 8, "reason": "BAD_PARAMETER"]])
-        #expect(harness.device.runningApp?.definition.appId == "E8C28D3C")
+        #expect(harness.snapshot.runningApp?.appId == "E8C28D3C")
     }
 
     @Test("STOP with a null or missing sessionId stops the running app and returns to Backdrop", arguments: [true, false])
     func stopCurrent(nullSessionId: Bool) throws {
-        var harness = DeviceHarness()
-        let (connection, transportId) = harness.launchDefaultMediaReceiver()
+        var harness = CastTestDevice()
+        let (connection, transportId) = harness.launch()
         var stop: JSONValue = ["type": "STOP", "requestId": 12]
         if nullSessionId, case .object(var fields) = stop { fields["sessionId"] = .null; stop = .object(fields) }
         let replies = harness.send(connection, to: "receiver-0", CastNamespace.receiver, stop)
@@ -122,12 +123,12 @@ struct ReceiverTests {
 
     @Test("STOP of an unknown sessionId → INVALID_REQUEST INVALID_SESSION_ID, app untouched")
     func stopUnknownSession() {
-        var harness = DeviceHarness()
-        let (connection, _) = harness.launchDefaultMediaReceiver()
+        var harness = CastTestDevice()
+        let (connection, _) = harness.launch()
         let replies = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
                                    ["type": "STOP", "sessionId": "not-a-session", "requestId": 4])
         #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 4, "reason": "INVALID_SESSION_ID"]])
-        #expect(harness.device.runningApp?.definition.appId == "CC1AD845")
+        #expect(harness.snapshot.runningApp?.appId == "CC1AD845")
     }
 
     @Test("SET_VOLUME clamps the level, keeps muted separate, broadcasts with the requestId")
@@ -144,7 +145,7 @@ struct ReceiverTests {
         #expect(replies[0].json["status"]?["volume"]?["muted"] == true && replies[0].json["status"]?["volume"]?["level"] == 1.0)
         replies = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
                                ["type": "SET_VOLUME", "volume": ["level": -3, "muted": false], "requestId": 22])
-        #expect(harness.device.volume == Volume(level: 0, muted: false))
+        #expect(harness.snapshot.volume == Volume(level: 0, muted: false))
         replies = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
                                ["type": "SET_VOLUME", "volume": ["level": "loud"], "requestId": 23])
         #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 23, "reason": "INVALID_PARAMS"]])
@@ -176,8 +177,8 @@ struct ReceiverTests {
 
     @Test("Session ids are deterministic for a device UUID")
     func deterministicIds() {
-        var first = DeviceHarness()
-        var second = DeviceHarness()
-        #expect(first.launchDefaultMediaReceiver().1 == second.launchDefaultMediaReceiver().1)
+        var first = CastTestDevice()
+        var second = CastTestDevice()
+        #expect(first.launch().1 == second.launch().1)
     }
 }

@@ -1,5 +1,6 @@
 import CastDevice
 import CastWire
+import CastSimulatorTesting
 import Foundation
 import Testing
 
@@ -7,13 +8,13 @@ import Testing
 struct RobustnessTests {
     @Test("Deeply nested JSON is refused with INVALID_REQUEST, not a crash")
     func deeplyNested() {
-        var media = MediaHarness()
+        var media = TestMediaSender()
         let nested = String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000)
-        let replies = media.harness.sendRaw(media.connection, CastEnvelope(
+        let replies = media.device.sendRaw(media.connection, CastEnvelope(
             sourceId: "sender-0", destinationId: media.transportId, namespace: CastNamespace.media, payload: .string(nested)))
         #expect(replies.first?.json["type"] == "INVALID_REQUEST")
         let inObject = "{\"type\":\"LOAD\",\"requestId\":1,\"media\":" + nested + "}"
-        let more = media.harness.sendRaw(media.connection, CastEnvelope(
+        let more = media.device.sendRaw(media.connection, CastEnvelope(
             sourceId: "sender-0", destinationId: media.transportId, namespace: CastNamespace.media, payload: .string(inObject)))
         #expect(more.first?.json["type"] == "INVALID_REQUEST")
     }
@@ -63,8 +64,8 @@ struct RobustnessTests {
     @Test("Thousands of random media requests: every one is answered or refused, and the device stays consistent")
     func randomRequests() {
         var random = Random(state: 0xCA57)
-        var media = MediaHarness()
-        media.send(["type": "QUEUE_LOAD", "items": [MediaHarness.item("a"), MediaHarness.item("b"), MediaHarness.item("c")]])
+        var media = TestMediaSender()
+        media.send(["type": "QUEUE_LOAD", "items": [TestMediaSender.item("a"), TestMediaSender.item("b"), TestMediaSender.item("c")]])
         for index in 0..<5000 {
             var fields: [String: JSONValue] = ["type": .string(random.pick(Self.types)), "requestId": .number(Double(index + 1000))]
             for _ in 0..<random.next() % 6 { fields[random.pick(Self.keys)] = Self.value(&random) }
@@ -75,7 +76,7 @@ struct RobustnessTests {
             #expect(answers.count == 1 || replies.contains { $0.type == "LOAD_CANCELLED" }, "\(JSONValue.object(fields).jsonText()) → \(replies.map(\.json))")
             if let session = media.session {
                 #expect(Set(session.queue.itemIds).count == session.items.count, "item ids stay unique")
-                #expect(session.currentTime(at: media.harness.now).isFinite)
+                #expect(session.currentTime.isFinite)
             }
             if random.next() % 10 == 0 { media.advance(Double(random.next() % 300)) }
         }

@@ -1,5 +1,6 @@
 import CastDevice
 import CastWire
+import CastSimulatorTesting
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 struct TransportTests {
     @Test("CONNECT without a version gets no reply; with one, CONNECTED with version 0")
     func connectReplies() {
-        var harness = DeviceHarness()
+        var harness = CastTestDevice()
         let connection = harness.open(1)
         let plain = harness.send(connection, to: "receiver-0", CastNamespace.connection,
                                  ["type": "CONNECT", "origin": [:], "userAgent": "PyChromecast", "senderInfo": ["sdkType": 2]])
@@ -23,7 +24,7 @@ struct TransportTests {
 
     @Test("CONNECT to an unknown endpoint or with a bad connType is answered with CLOSE")
     func connectRefused() {
-        var harness = DeviceHarness()
+        var harness = CastTestDevice()
         let connection = harness.open(1)
         let unknown = harness.send(connection, to: "web-42", CastNamespace.connection, ["type": "CONNECT"])
         #expect(unknown.map(\.json) == [["type": "CLOSE"]])
@@ -37,7 +38,7 @@ struct TransportTests {
 
     @Test("Non-transport messages without a prior CONNECT are dropped and logged")
     func droppedWithoutConnect() {
-        var harness = DeviceHarness()
+        var harness = CastTestDevice()
         let connection = harness.open(1)
         let replies = harness.send(connection, to: "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 1])
         #expect(replies.isEmpty)
@@ -46,7 +47,7 @@ struct TransportTests {
 
     @Test("Virtual connections are keyed by socket: the same sender id on two sockets is two connections")
     func keyedBySocket() {
-        var harness = DeviceHarness()
+        var harness = CastTestDevice()
         let first = harness.open(1)
         let second = harness.open(2)
         harness.connect(first)
@@ -59,7 +60,7 @@ struct TransportTests {
 
     @Test("CLOSE from the sender removes only that virtual connection")
     func closeRemovesOnlyThatLink() {
-        var harness = DeviceHarness()
+        var harness = CastTestDevice()
         let connection = harness.open(1)
         harness.connect(connection, from: "sender-0")
         harness.connect(connection, from: "sender-1")
@@ -70,7 +71,7 @@ struct TransportTests {
 
     @Test("PING gets PONG with ids swapped, whatever extra keys the PING carries")
     func pingPong() {
-        var harness = DeviceHarness()
+        var harness = CastTestDevice()
         let connection = harness.open(1)
         let replies = harness.send(connection, to: "receiver-0", CastNamespace.heartbeat, ["type": "PING", "requestId": 25])
         #expect(replies.map(\.json) == [["type": "PONG"]])
@@ -80,7 +81,7 @@ struct TransportTests {
 
     @Test("The device PINGs each connection every interval from Tr@n$p0rt-0")
     func devicePings() {
-        var harness = DeviceHarness { $0.idleTimeout = nil }
+        var harness = CastTestDevice { $0.idleTimeout = nil }
         let connection = harness.open(1)
         #expect(harness.device.nextDeadline == SimTime(seconds: 5))
         #expect(harness.advance(4.9).isEmpty)
@@ -95,7 +96,7 @@ struct TransportTests {
 
     @Test("Heartbeat interval off: no PINGs")
     func heartbeatOff() {
-        var harness = DeviceHarness { $0.heartbeatInterval = nil; $0.idleTimeout = nil }
+        var harness = CastTestDevice { $0.heartbeatInterval = nil; $0.idleTimeout = nil }
         _ = harness.open(1)
         #expect(harness.device.nextDeadline == nil)
         #expect(harness.advance(3600).isEmpty)
@@ -103,7 +104,7 @@ struct TransportTests {
 
     @Test("A silent connection is closed after the idle timeout; any message resets it")
     func idleTimeout() {
-        var harness = DeviceHarness { $0.idleTimeout = 30 }
+        var harness = CastTestDevice { $0.idleTimeout = 30 }
         let quiet = harness.open(1)
         let chatty = harness.open(2)
         harness.advance(20)
@@ -123,7 +124,7 @@ struct DeadlineRoundingTests {
     @Test("An idle deadline whose subtraction rounds below the timeout still closes the connection")
     func roundingIdleTimeout() {
         // 0.7 + 0.1 - 0.7 < 0.1 in binary floating point.
-        var harness = DeviceHarness { $0.idleTimeout = 0.1; $0.heartbeatInterval = nil }
+        var harness = CastTestDevice { $0.idleTimeout = 0.1; $0.heartbeatInterval = nil }
         harness.now = SimTime(seconds: 0.7)
         let connection = harness.open(1)
         #expect(harness.device.nextDeadline == SimTime(seconds: 0.7 + 0.1))

@@ -74,11 +74,11 @@ struct ScenarioParsingTests {
         #expect(scenario.timeline[2].action == .closeConnection(.last, reset: true))
         #expect(scenario.rules[0].times == 1 && scenario.rules[0].pattern.namespace == CastNamespace.media)
         #expect(scenario.expectations.map(\.within) == [30, nil])
-        let movie = scenario.device.mediaLoadPolicy.behaviour(for: MediaInformation(contentId: "http://media.test/movie.mp4"))
+        let movie = scenario.device.mediaCatalog.behaviour(for: "http://media.test/movie.mp4")
         #expect(movie.duration == 5400 && movie.loadDelay == 0.5 && movie.bufferingPhases == [.init(position: 10, duration: 3)])
-        let broken = scenario.device.mediaLoadPolicy.behaviour(for: MediaInformation(contentId: "http://media.test/broken/a.mp4"))
+        let broken = scenario.device.mediaCatalog.behaviour(for: "http://media.test/broken/a.mp4")
         #expect(broken.outcome == .fail(detailedErrorCode: 104, reason: nil))
-        #expect(scenario.device.mediaLoadPolicy.behaviour(for: MediaInformation(contentId: "other")) == MediaLoadBehaviour())
+        #expect(scenario.device.mediaCatalog.behaviour(for: "other") == MediaLoadBehaviour())
     }
 
     @Test("Bad files: each problem is reported with its JSON path and what was expected", arguments: [

@@ -1,4 +1,5 @@
 import CastSimulator
+import CastSimulatorTesting
 import CastWire
 import Crypto
 import Foundation
@@ -11,8 +12,8 @@ struct DeviceAuthIntegrationTests {
     @Test("The AuthResponse signature verifies with the device certificate over nonce || this session's TLS certificate",
           arguments: [Cast_Channel_HashAlgorithm.sha1, .sha256])
     func signatureVerifies(hash: Cast_Channel_HashAlgorithm) async throws {
-        try await withSimulator { simulator, group in
-            let client = try await TestCastClient.connect(to: simulator.castAddress, group: group)
+        try await withCastSimulator { simulator in
+            let client = try await CastTestSender.connect(to: simulator)
             let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
             var message = Cast_Channel_DeviceAuthMessage()
             message.challenge.senderNonce = nonce

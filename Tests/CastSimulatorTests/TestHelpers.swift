@@ -1,3 +1,4 @@
+import CastSimulatorTesting
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -7,7 +8,7 @@ import SwiftASN1
 import X509
 import _CryptoExtras
 
-extension TestCastClient {
+extension CastTestSender {
     /// The DER of the certificate the server presented in this TLS session.
     func peerCertificateDER() async throws -> [UInt8] {
         let channel = self.channel

@@ -4,8 +4,10 @@ import CastWire
 ///
 /// The fields the receiver interprets are typed; everything else (metadata, customData,
 /// contentUrl, breaks, ...) is kept as sent and echoed back, because senders compare it.
+/// Known fields of the wrong type are refused: the receiver would otherwise echo a
+/// numeric `contentType` to every sender.
 public struct MediaInformation: Sendable, Equatable {
-    public enum StreamType: String, Sendable, Equatable {
+    public enum StreamType: String, Sendable, Equatable, Codable, CaseIterable {
         case buffered = "BUFFERED", live = "LIVE", none = "NONE"
     }
 
@@ -28,50 +30,53 @@ public struct MediaInformation: Sendable, Equatable {
         self.passthrough = passthrough
     }
 
+    /// CAF MediaInformation fields castsim does not interpret, with the JSON type each must have.
+    static let passthroughTypes: [String: JSONType] = [
+        "contentUrl": .string, "contentType": .string, "entity": .string, "atvEntity": .string,
+        "hlsSegmentFormat": .string, "hlsVideoSegmentFormat": .string, "metadata": .object, "customData": .object,
+        "vmapAdsRequest": .object, "breaks": .array, "breakClips": .array, "userActionStates": .array,
+        "startAbsoluteTime": .number,
+    ]
+
     /// Decodes `media`, tolerant of sender quirks: lowercase stream types (old receivers
-    /// echoed "buffered"), `duration: 0` or null from go-chromecast meaning "unknown".
-    init(json: JSONValue, path: String) throws(InvalidParams) {
-        guard var fields = json.objectValue else { throw InvalidParams("\(path): expected an object, got \(json.typeName)") }
-        let contentId = fields.removeValue(forKey: "contentId")
-        let contentUrl = fields["contentUrl"]?.stringValue
-        switch contentId {
-        case .string(let text)?:
-            self.contentId = text
-        case nil, .null?:
+    /// echoed "buffered"), `duration: 0` or null from go-chromecast meaning "unknown",
+    /// `contentUrl` without `contentId` (CAF).
+    init(_ reader: JSONReader) throws(JSONReadError) {
+        var fields = try reader.object()
+        if let value = reader["contentId"] {
+            contentId = try value.string()
+        } else if let url = reader["contentUrl"] {
             // contentUrl alone is enough for CAF; it becomes the id senders see.
-            guard let contentUrl else { throw InvalidParams("\(path).contentId: missing (and no contentUrl)") }
-            self.contentId = contentUrl
-        case let other?:
-            throw InvalidParams("\(path).contentId: expected a string, got \(other.typeName)")
+            contentId = try url.string()
+        } else {
+            throw JSONReadError(path: reader.path.appending("contentId"), message: "missing (and no contentUrl)")
         }
-        switch fields.removeValue(forKey: "streamType") {
-        case nil, .null?:
-            streamType = .buffered
-        case .string(let text)?:
+        fields.removeValue(forKey: "contentId")
+        streamType = .buffered
+        if let value = reader["streamType"] {
+            let text = try value.string()
             guard let type = StreamType(rawValue: text.uppercased()) else {
-                throw InvalidParams("\(path).streamType: expected BUFFERED, LIVE or NONE, got \"\(text)\"")
+                throw value.error("expected BUFFERED, LIVE or NONE, got \(JSONReader.describe(value.value))")
             }
             streamType = type
-        case let other?:
-            throw InvalidParams("\(path).streamType: expected a string, got \(other.typeName)")
         }
-        switch fields.removeValue(forKey: "duration") {
-        case nil, .null?:
-            duration = nil
-        case .number(let seconds)?:
-            guard seconds.isFinite, seconds >= 0 else { throw InvalidParams("\(path).duration: expected seconds >= 0, got \(seconds)") }
+        fields.removeValue(forKey: "streamType")
+        duration = nil
+        if let value = reader["duration"] {
+            let seconds = try value.double()
+            guard seconds >= 0 else { throw value.expected("seconds >= 0") }
             duration = seconds > 0 ? seconds : nil
-        case let other?:
-            throw InvalidParams("\(path).duration: expected a number, got \(other.typeName)")
         }
-        tracks = try decodeTracks(fields.removeValue(forKey: "tracks"), path: "\(path).tracks") ?? []
-        switch fields.removeValue(forKey: "textTrackStyle") {
-        case nil, .null?:
-            textTrackStyle = nil
-        case let style?:
-            try TextTrackStyle.validate(style, path: "\(path).textTrackStyle")
-            textTrackStyle = style
+        fields.removeValue(forKey: "duration")
+        tracks = try reader.optional("tracks") { value throws(JSONReadError) in try Track.decodeList(value) } ?? []
+        fields.removeValue(forKey: "tracks")
+        textTrackStyle = try reader.optional("textTrackStyle") { value throws(JSONReadError) in
+            try TextTrackStyle.validate(value)
+            return value.value
         }
+        fields.removeValue(forKey: "textTrackStyle")
+        try JSONType.check(reader, Self.passthroughTypes)
+        if let metadata = reader["metadata"] { _ = try metadata.optionalInt("metadataType") }
         passthrough = fields
     }
 
@@ -86,5 +91,24 @@ public struct MediaInformation: Sendable, Equatable {
         if !tracks.isEmpty { fields["tracks"] = .array(tracks.map(\.json)) }
         if let textTrackStyle { fields["textTrackStyle"] = textTrackStyle }
         return .object(fields)
+    }
+}
+
+/// The JSON type a known field must have.
+enum JSONType: String {
+    case string = "a string", number = "a number", object = "an object", array = "an array", integer = "an integer"
+
+    /// Refuses any of `expected`'s keys present in `reader` (and not null) with another type.
+    static func check(_ reader: JSONReader, _ expected: [String: JSONType]) throws(JSONReadError) {
+        guard case .object(let fields) = reader.value else { return }
+        for key in fields.keys.sorted() {
+            guard let type = expected[key], let value = reader[key] else { continue }
+            let matches: Bool = switch (type, value.value) {
+            case (.string, .string), (.number, .number), (.object, .object), (.array, .array): true
+            case (.integer, _): value.value.intValue != nil
+            default: false
+            }
+            if !matches { throw value.expected(type.rawValue) }
+        }
     }
 }

@@ -1,91 +1,55 @@
 import CastWire
 
-/// CAF PlayerState. LOADING exists only inside `extendedStatus`.
+/// CAF PlayerState, as senders see it. LOADING exists only inside `extendedStatus`.
 public enum PlayerState: String, Sendable, Equatable {
     case idle = "IDLE", playing = "PLAYING", paused = "PAUSED", buffering = "BUFFERING"
 }
 
 /// Why a session went IDLE.
-public enum IdleReason: String, Sendable, Equatable {
+public enum IdleReason: String, Sendable, Equatable, Codable {
     case cancelled = "CANCELLED", interrupted = "INTERRUPTED", finished = "FINISHED", error = "ERROR"
 }
 
-/// The sender endpoint that asked for something, so a late answer (LOAD_FAILED,
-/// LOAD_CANCELLED) goes back to it alone.
-struct Requester: Sendable, Equatable {
-    let connection: ConnectionID
-    let senderId: String
-    let localId: String
-    let requestId: Int
-
-    init(_ request: Request) {
-        connection = request.connection
-        senderId = request.envelope.sourceId
-        localId = request.envelope.destinationId
-        requestId = request.requestId
-    }
-}
-
-/// An item on its way to playing: the first item of a LOAD, or the next item of the queue.
-public struct PendingLoad: Sendable, Equatable {
-    public let itemId: Int
-    /// When the load finishes; nil when it never answers.
-    public let readyAt: SimTime?
-    public let outcome: MediaLoadBehaviour.Outcome
-    let requester: Requester?
-    let autoplay: Bool
-    let startPosition: Double
-    /// The first load of a session reports `extendedStatus: LOADING`.
-    public let isInitial: Bool
-}
-
-/// A media session: created by LOAD or QUEUE_LOAD, ended by STOP, the end of the queue,
-/// an error, or a newer load.
-public struct MediaSession: Sendable, Equatable {
-    public let mediaSessionId: Int
-    public internal(set) var queue: MediaQueue
-    public internal(set) var currentItemId: Int
-    public internal(set) var playerState: PlayerState
-    public internal(set) var clock: PlayerClock
-    public internal(set) var streamVolume: Volume
-    public internal(set) var activeTrackIds: [Int]
+/// A media session: what was loaded and what the senders set on it, whatever the player
+/// is doing. Created by LOAD or QUEUE_LOAD; ended by STOP, the end of the queue, an error,
+/// a newer load, or the app stopping.
+struct MediaSession: Sendable, Equatable {
+    let mediaSessionId: Int
+    var queue: MediaQueue
+    var currentItemId: Int
+    var playbackRate: Double
+    var streamVolume: Volume
+    var activeTrackIds: [Int]
     /// `customData` of the load, echoed in statuses.
-    public internal(set) var customData: JSONValue?
+    var customData: JSONValue?
     /// Kept for inspection: what the sender authenticated with.
-    public internal(set) var credentials: String?
-    public internal(set) var credentialsType: String?
-    public internal(set) var pendingLoad: PendingLoad?
-    public internal(set) var preloadedItemId: Int?
-    /// Stalls still ahead in the current item (from the media catalog).
-    var bufferingPhases: [MediaLoadBehaviour.BufferingPhase] = []
-    /// While BUFFERING: when playback resumes.
-    public internal(set) var bufferingUntil: SimTime?
+    var credentials: String?
+    var credentialsType: String?
+    var preloadedItemId: Int?
+    /// Stalls still ahead in the current item (from the media catalog), by position.
+    var stallsAhead: [MediaLoadBehaviour.BufferingPhase] = []
     /// For live media: when the live edge was at ``liveWindow`` seconds.
     var liveOrigin: SimTime?
-    var liveWindow: Double = 0
+    let liveWindow: Double
+    /// The item that last finished loading; nil until the first load completes, which is
+    /// when the session counts as started.
+    var loadedItemId: Int?
 
-    public var items: [QueueItem] { queue.items }
-    public var currentItem: QueueItem? { queue.item(currentItemId) }
-    public var loadingItemId: Int? { pendingLoad?.itemId }
-    public var repeatMode: RepeatMode { queue.repeatMode }
-
+    var currentItem: QueueItem? { queue.item(currentItemId) }
     var isLive: Bool { currentItem?.media.streamType == .live }
+    var hasStarted: Bool { loadedItemId != nil }
+
+    /// The window a live stream can be sought in; it moves with time.
+    func liveSeekableRange(at now: SimTime) -> (start: Double, end: Double)? {
+        guard isLive, let liveOrigin else { return nil }
+        let end = liveWindow + max(0, now - liveOrigin)
+        return (max(0, end - liveWindow), end)
+    }
 
     /// Where the player stops: the item's end, or the live edge.
     func endPosition(at now: SimTime) -> Double? {
         if let range = liveSeekableRange(at: now) { return range.end }
         return currentItem?.endPosition
-    }
-
-    public func currentTime(at now: SimTime) -> Double {
-        clock.position(at: now, limit: endPosition(at: now))
-    }
-
-    /// The window a live stream can be sought in; it moves with time.
-    public func liveSeekableRange(at now: SimTime) -> (start: Double, end: Double)? {
-        guard isLive, let liveOrigin else { return nil }
-        let end = liveWindow + max(0, now - liveOrigin)
-        return (max(0, end - liveWindow), end)
     }
 
     /// Clamps a seek target into what can be played.
@@ -95,9 +59,133 @@ public struct MediaSession: Sendable, Equatable {
         let upper = max(lower, currentItem?.endPosition ?? .greatestFiniteMagnitude)
         return position.clamped(to: lower...upper)
     }
+
+    /// A position, never past where the player stops.
+    func limited(_ position: Double, at now: SimTime) -> Double {
+        endPosition(at: now).map { min(position, $0) } ?? position
+    }
 }
 
-/// The media receiver of a running media app.
-public struct MediaPlayer: Sendable, Equatable {
-    public internal(set) var session: MediaSession?
+/// What the player is doing. Each phase carries only its own facts; the media session is
+/// shared by every phase but idle, so "no session" and "idle" are one and the same.
+enum PlayerPhase: Sendable, Equatable {
+    case idle
+    /// An item on its way to playing: the first item of a LOAD, or the next of the queue.
+    case loading(MediaSession, Load)
+    case playing(MediaSession, Playhead)
+    case paused(MediaSession, position: Double)
+    /// Stalled at `position` until `until`, then playing again.
+    case buffering(MediaSession, Stall)
+
+    /// The load in progress.
+    struct Load: Sendable, Equatable {
+        let itemId: Int
+        /// When the load finishes; nil when it never answers.
+        let readyAt: SimTime?
+        let outcome: MediaLoadBehaviour.Outcome
+        /// Who asked: the status that completes the load answers them (nil: the queue moved on by itself).
+        let requester: Requester?
+        let autoplay: Bool
+        let startPosition: Double
+        /// The first load of a session reports `extendedStatus: LOADING`.
+        let isInitial: Bool
+        /// Where the playhead stood when loading began; statuses show it until the item plays.
+        let heldPosition: Double
+    }
+
+    /// The playhead moves at the session's rate from `position` at `since`.
+    struct Playhead: Sendable, Equatable {
+        let position: Double
+        let since: SimTime
+
+        func position(at now: SimTime, rate: Double) -> Double { position + rate * max(0, now - since) }
+
+        /// When the playhead reaches `target`.
+        func time(reaching target: Double, rate: Double) -> SimTime { since + max(0, target - position) / rate }
+    }
+
+    struct Stall: Sendable, Equatable {
+        let position: Double
+        let until: SimTime
+    }
+
+    var name: PlayerPhaseName {
+        switch self {
+        case .idle: .idle
+        case .loading: .loading
+        case .playing: .playing
+        case .paused: .paused
+        case .buffering: .buffering
+        }
+    }
+
+    var session: MediaSession? {
+        switch self {
+        case .idle: nil
+        case .loading(let session, _), .playing(let session, _), .paused(let session, _), .buffering(let session, _): session
+        }
+    }
+
+    /// `playerState` as senders see it: IDLE while loading.
+    var playerState: PlayerState {
+        switch self {
+        case .idle, .loading: .idle
+        case .playing: .playing
+        case .paused: .paused
+        case .buffering: .buffering
+        }
+    }
+
+    var load: Load? {
+        if case .loading(_, let load) = self { return load }
+        return nil
+    }
+
+    /// The playhead's position at `now`, never past where the player stops.
+    func currentTime(at now: SimTime) -> Double {
+        switch self {
+        case .idle: 0
+        case .loading(let session, let load): session.limited(load.heldPosition, at: now)
+        case .playing(let session, let playhead):
+            session.limited(playhead.position(at: now, rate: session.playbackRate), at: now)
+        case .paused(let session, let position): session.limited(position, at: now)
+        case .buffering(let session, let stall): session.limited(stall.position, at: now)
+        }
+    }
+
+    /// Puts `session` in the place of the current one, keeping the phase and its facts.
+    mutating func replaceSession(_ session: MediaSession) {
+        switch self {
+        case .idle: break
+        case .loading(_, let load): self = .loading(session, load)
+        case .playing(_, let playhead): self = .playing(session, playhead)
+        case .paused(_, let position): self = .paused(session, position: position)
+        case .buffering(_, let stall): self = .buffering(session, stall)
+        }
+    }
+
+    /// Changes the session in place, whatever the phase. The phase is set to `.idle` while
+    /// `body` runs, so the session's storage (its queue) is not shared and not copied.
+    mutating func updateSession<T>(_ body: (inout MediaSession) throws(RequestRejection) -> T) throws(RequestRejection) -> T? {
+        switch self {
+        case .idle:
+            return nil
+        case .loading(var session, let load):
+            self = .idle
+            defer { self = .loading(session, load) }
+            return try body(&session)
+        case .playing(var session, let playhead):
+            self = .idle
+            defer { self = .playing(session, playhead) }
+            return try body(&session)
+        case .paused(var session, let position):
+            self = .idle
+            defer { self = .paused(session, position: position) }
+            return try body(&session)
+        case .buffering(var session, let stall):
+            self = .idle
+            defer { self = .buffering(session, stall) }
+            return try body(&session)
+        }
+    }
 }

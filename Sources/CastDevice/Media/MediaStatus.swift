@@ -1,7 +1,7 @@
 import CastWire
 
 /// Command bits of `supportedMediaCommands` (§6.5).
-public struct MediaCommands: OptionSet, Sendable, Equatable {
+public struct MediaCommands: OptionSet, Sendable, Equatable, Codable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
@@ -38,42 +38,59 @@ struct MediaStatusParts: OptionSet {
     static let noMetadata = MediaStatusParts(rawValue: 8)
 }
 
-extension SimulatedDevice {
+/// What one MEDIA_STATUS entry describes: a session as the player shows it now, or as it
+/// was when it ended (IDLE at its last position).
+struct StatusView {
+    var session: MediaSession
+    var playerState: PlayerState
+    var currentTime: Double
+    /// The load in progress, for `loadingItemId` and `extendedStatus`.
+    var load: PlayerPhase.Load?
+}
+
+extension MediaReceiver {
+    /// The session as the player shows it at `now`; nil without a session.
+    func statusView(at now: SimTime) -> StatusView? {
+        phase.session.map {
+            StatusView(session: $0, playerState: phase.playerState, currentTime: phase.currentTime(at: now), load: phase.load)
+        }
+    }
+
     /// What the session allows now, within what the app allows (§6.5): queue commands only
     /// with somewhere to go or a repeat mode, EDIT_TRACKS only with tracks.
     func supportedMediaCommands(_ session: MediaSession) -> MediaCommands {
         var commands = MediaCommands.basic
         let current = session.currentItemId
-        let repeating = session.repeatMode != .off
+        let repeating = session.queue.repeatMode != .off
         if session.queue.hasNext(after: current) || repeating { commands.insert(.queueNext) }
         if session.queue.hasPrevious(before: current) || repeating { commands.insert(.queuePrev) }
-        if session.items.count > 1 || repeating { commands.formUnion([.queueShuffle, .queueRepeatAll, .queueRepeatOne]) }
+        if session.queue.items.count > 1 || repeating { commands.formUnion([.queueShuffle, .queueRepeatAll, .queueRepeatOne]) }
         if session.currentItem?.media.hasTracks == true { commands.insert(.editTracks) }
-        let allowed = runningApp?.definition.allowedMediaCommands ?? .all
-        return commands.intersection(allowed)
+        return commands.intersection(settings.allowedCommands)
     }
 
     /// One MediaStatus object (§6.4). The always-present fields are always here:
     /// the Android SDK drops a status without `mediaSessionId`, and needs both volume keys.
     ///
     /// `loadingItemId` names the next item when the status of an item that just ended
-    /// announces it; otherwise the session's own pending load decides.
-    func mediaStatusEntry(_ session: MediaSession, parts: MediaStatusParts = [], idleReason: IdleReason? = nil,
-                          loadingItemId: Int? = nil) -> JSONValue {
+    /// announces it; otherwise the load in progress decides.
+    func mediaStatusEntry(_ view: StatusView, parts: MediaStatusParts, idleReason: IdleReason?, loadingItemId: Int?,
+                          now: SimTime) -> JSONValue {
+        let session = view.session
         var fields: [String: JSONValue] = [
             "mediaSessionId": .number(Double(session.mediaSessionId)),
-            "playerState": .string(session.playerState.rawValue),
-            "currentTime": .number(session.currentTime(at: now)),
-            "playbackRate": .number(session.clock.rate),
+            "playerState": .string(view.playerState.rawValue),
+            "currentTime": .number(view.currentTime),
+            "playbackRate": .number(session.playbackRate),
             "supportedMediaCommands": .number(Double(supportedMediaCommands(session).rawValue)),
             "volume": ["level": .number(session.streamVolume.level), "muted": .bool(session.streamVolume.muted)],
             "currentItemId": .number(Double(session.currentItemId)),
-            "repeatMode": .string(session.repeatMode.rawValue),
+            "repeatMode": .string(session.queue.repeatMode.rawValue),
             "activeTrackIds": .array(session.activeTrackIds.map { .number(Double($0)) }),
         ]
         if let idleReason { fields["idleReason"] = .string(idleReason.rawValue) }
         if let customData = session.customData { fields["customData"] = customData }
-        if let loading = loadingItemId ?? session.loadingItemId { fields["loadingItemId"] = .number(Double(loading)) }
+        if let loading = loadingItemId ?? view.load?.itemId { fields["loadingItemId"] = .number(Double(loading)) }
         if let preloaded = session.preloadedItemId { fields["preloadedItemId"] = .number(Double(preloaded)) }
         if let queueData = session.queue.queueData { fields["queueData"] = queueData }
         if let range = session.liveSeekableRange(at: now) {
@@ -86,11 +103,11 @@ extension SimulatedDevice {
             fields["media"] = stripMetadata ? media.json.removing("metadata") : media.json
         }
         if parts.contains(.items) {
-            fields["items"] = .array(session.items.map { item in
+            fields["items"] = .array(session.queue.items.map { item in
                 stripMetadata ? item.json.replacing("media", with: item.media.json.removing("metadata")) : item.json
             })
         }
-        if parts.contains(.loading), session.pendingLoad?.isInitial == true, let media = session.currentItem?.media {
+        if parts.contains(.loading), view.load?.isInitial == true, let media = session.currentItem?.media {
             fields["extendedStatus"] = [
                 "playerState": "LOADING", "media": media.json,
                 "mediaSessionId": .number(Double(session.mediaSessionId)),
@@ -103,36 +120,57 @@ extension SimulatedDevice {
         ["type": "MEDIA_STATUS", "requestId": .number(Double(requestId)), "status": .array(entries)]
     }
 
-    /// Broadcasts a MEDIA_STATUS for `session` from the running app's transport to every
-    /// sender connected to it, tagged with the causing request's id (0 if unsolicited).
-    mutating func broadcastMediaStatus(_ session: MediaSession, requestId: Int, parts: MediaStatusParts = [],
-                                       idleReason: IdleReason? = nil, loadingItemId: Int? = nil) {
-        guard let transportId = runningApp?.transportId else { return }
-        let (message, text) = fittingMediaStatus(session, requestId: requestId, parts: parts, idleReason: idleReason,
-                                                 loadingItemId: loadingItemId)
-        broadcast(from: transportId, namespace: CastNamespace.media, message, text: text)
-    }
-
-    func fittingMediaStatusMessage(_ session: MediaSession, requestId: Int, parts: MediaStatusParts,
-                                   idleReason: IdleReason?) -> JSONValue {
-        fittingMediaStatus(session, requestId: requestId, parts: parts, idleReason: idleReason).message
-    }
-
-    /// A MEDIA_STATUS that fits in one frame, with its JSON text. A message over 64 KiB
-    /// cannot be sent at all, so the optional parts go first: `items`, then the
-    /// `extendedStatus` copy of the media, then `media` itself (senders keep the media
-    /// they already have).
-    func fittingMediaStatus(_ session: MediaSession, requestId: Int, parts: MediaStatusParts,
-                            idleReason: IdleReason?, loadingItemId: Int? = nil) -> (message: JSONValue, text: String) {
+    /// A MEDIA_STATUS that fits in one frame, encoded once. A message over 64 KiB cannot be
+    /// sent at all, so the optional parts go first: `items`, then the `extendedStatus` copy
+    /// of the media, then `media` itself (senders keep the media they already have).
+    func fittingMediaStatus(_ view: StatusView, requestId: Int, parts: MediaStatusParts, idleReason: IdleReason? = nil,
+                            loadingItemId: Int? = nil, now: SimTime) -> JSONPayload {
         var parts = parts
         for dropped in [MediaStatusParts.items, .loading, .media] {
-            let message = mediaStatusMessage(
-                requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason, loadingItemId: loadingItemId)])
-            let text = message.jsonText()
-            if text.utf8.count <= Self.maxPayloadBytes { return (message, text) }
+            let payload = JSONPayload(mediaStatusMessage(requestId: requestId, entries: [
+                mediaStatusEntry(view, parts: parts, idleReason: idleReason, loadingItemId: loadingItemId, now: now),
+            ]))
+            if payload.byteCount <= CastFraming.maxPayloadBytes { return payload }
             parts.remove(dropped)
         }
-        let message = mediaStatusMessage(requestId: requestId, entries: [mediaStatusEntry(session, parts: parts, idleReason: idleReason, loadingItemId: loadingItemId)])
-        return (message, message.jsonText())
+        return JSONPayload(mediaStatusMessage(requestId: requestId, entries: [
+            mediaStatusEntry(view, parts: parts, idleReason: idleReason, loadingItemId: loadingItemId, now: now),
+        ]))
+    }
+
+    /// Broadcasts a MEDIA_STATUS of the session as it stands to every sender connected to
+    /// the app, answering `requester` (its requestId; 0 when unsolicited).
+    mutating func broadcastStatus(answering requester: Requester?, parts: MediaStatusParts = [], context: inout AppContext) {
+        guard let view = statusView(at: context.now) else { return }
+        broadcastStatus(view, answering: requester, parts: parts, context: &context)
+    }
+
+    /// Broadcasts a MEDIA_STATUS of `view` (a session that just ended, or one as it stands).
+    func broadcastStatus(_ view: StatusView, answering requester: Requester?, parts: MediaStatusParts = [],
+                         idleReason: IdleReason? = nil, loadingItemId: Int? = nil, context: inout AppContext) {
+        let payload = fittingMediaStatus(view, requestId: requester?.requestId ?? 0, parts: parts, idleReason: idleReason,
+                                         loadingItemId: loadingItemId, now: context.now)
+        context.broadcast(payload, namespace: CastNamespace.media, answering: requester)
+    }
+
+    func queueChangeMessage(_ session: MediaSession, _ changeType: String, itemIds: [Int], requestId: Int = 0,
+                            insertBefore: Int? = nil, reorderItemIds: [Int]? = nil) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "type": "QUEUE_CHANGE", "requestId": .number(Double(requestId)), "changeType": .string(changeType),
+            "itemIds": .array(itemIds.map { .number(Double($0)) }),
+            "sequenceNumber": .number(Double(session.queue.sequenceNumber)),
+        ]
+        if let insertBefore { fields["insertBefore"] = .number(Double(insertBefore)) }
+        if let reorderItemIds { fields["reorderItemIds"] = .array(reorderItemIds.map { .number(Double($0)) }) }
+        return .object(fields)
+    }
+
+    /// Tells every sender how the queue changed (§6.3 QUEUE_CHANGE), unsolicited: the
+    /// request that caused it completes on its MEDIA_STATUS.
+    func broadcastQueueChange(_ session: MediaSession, _ changeType: String, itemIds: [Int], insertBefore: Int? = nil,
+                              reorderItemIds: [Int]? = nil, context: inout AppContext) {
+        context.broadcast(JSONPayload(queueChangeMessage(session, changeType, itemIds: itemIds, insertBefore: insertBefore,
+                                                         reorderItemIds: reorderItemIds)),
+                          namespace: CastNamespace.media, answering: nil)
     }
 }

@@ -1,144 +1,111 @@
 import CastWire
 
-// What happens to a media session as time passes: loads finish, the next item preloads,
-// items end and the queue advances per its repeat mode.
+// What happens to a media session as time passes: loads finish, stalls come and go, the
+// next item preloads, items end and the queue moves on per its repeat mode.
 
-extension SimulatedDevice {
-    /// Something the media session will do at a given time.
-    enum MediaEvent {
-        case loadCompletes, bufferingEnds, bufferingStarts(MediaLoadBehaviour.BufferingPhase), preload, itemEnds
+extension MediaReceiver {
+    /// Something the player will do at a given time.
+    enum Due {
+        case loadCompletes, bufferingEnds, stallStarts(MediaLoadBehaviour.BufferingPhase), preload, itemEnds
     }
 
-    /// The session's next event and when it is due.
-    var nextMediaEvent: (time: SimTime, event: MediaEvent)? {
-        guard let session = mediaSession else { return nil }
-        if let pending = session.pendingLoad { return pending.readyAt.map { ($0, .loadCompletes) } }
-        if session.playerState == .buffering { return session.bufferingUntil.map { ($0, .bufferingEnds) } }
-        guard session.playerState == .playing else { return nil }
-        var candidates: [(time: SimTime, event: MediaEvent)] = []
-        let position = session.currentTime(at: now)
-        if let phase = session.bufferingPhases.first(where: { $0.position >= position }),
-           let time = session.clock.time(reaching: phase.position) {
-            candidates.append((time, .bufferingStarts(phase)))
+    /// The player's next event and when it is due. Only a playing player has a playhead
+    /// moving towards something; a loading or stalled one waits for its end.
+    func nextEvent(now: SimTime) -> (time: SimTime, due: Due)? {
+        switch phase {
+        case .idle, .paused:
+            return nil
+        case .loading(_, let load):
+            return load.readyAt.map { ($0, .loadCompletes) }
+        case .buffering(_, let stall):
+            return (stall.until, .bufferingEnds)
+        case .playing(let session, let playhead):
+            var candidates: [(time: SimTime, due: Due)] = []
+            let position = phase.currentTime(at: now)
+            let rate = session.playbackRate
+            if let stall = session.stallsAhead.first(where: { $0.position >= position }) {
+                candidates.append((playhead.time(reaching: stall.position, rate: rate), .stallStarts(stall)))
+            }
+            if session.preloadedItemId == nil, !session.isLive, let next = nextItem(in: session),
+               let preload = next.preloadTime, let end = session.currentItem?.endPosition {
+                // `preloadTime` seconds before the current item ends.
+                candidates.append((playhead.time(reaching: max(0, end - preload), rate: rate), .preload))
+            }
+            if !session.isLive, let end = session.currentItem?.endPosition {
+                candidates.append((playhead.time(reaching: end, rate: rate), .itemEnds))
+            }
+            // On a tie the stall comes first, then the preload, then the end (list order).
+            return candidates.enumerated().min { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }?.element
         }
-        if let preloadAt = preloadTime(of: session) { candidates.append((preloadAt, .preload)) }
-        if !session.isLive, let end = session.currentItem?.endPosition, let time = session.clock.time(reaching: end) {
-            candidates.append((time, .itemEnds))
-        }
-        // On a tie the stall comes first, then the preload, then the end (list order).
-        return candidates.enumerated().min { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }?.element
-    }
-
-    /// The next time the media session has something to do.
-    var mediaDeadline: SimTime? { nextMediaEvent?.time }
-
-    /// When the next item should be reported preloaded: `preloadTime` seconds before the
-    /// current one ends.
-    private func preloadTime(of session: MediaSession) -> SimTime? {
-        guard session.preloadedItemId == nil, !session.isLive,
-              let next = nextItem(in: session), let preload = next.preloadTime,
-              let end = session.currentItem?.endPosition else { return nil }
-        return session.clock.time(reaching: max(0, end - preload))
     }
 
     /// The item that follows the current one when it ends, per the repeat mode.
-    private func nextItem(in session: MediaSession) -> QueueItem? {
-        switch session.repeatMode {
+    func nextItem(in session: MediaSession) -> QueueItem? {
+        switch session.queue.repeatMode {
         case .single: session.currentItem
         case .off, .all: session.queue.item(from: session.currentItemId, offset: 1)
         case .allAndShuffle:
             // At the end of the queue it is reshuffled; which item comes first is not known yet.
-            session.queue.index(of: session.currentItemId) == session.items.count - 1
+            session.queue.index(of: session.currentItemId) == session.queue.items.count - 1
                 ? nil : session.queue.item(from: session.currentItemId, offset: 1)
         }
     }
 
-    /// Handles everything due at `now`, in order.
-    mutating func advanceMedia() {
+    /// Handles everything due at `context.now`, in order.
+    package mutating func advance(context: inout AppContext) {
+        // A bound, in case handling an event ever failed to move the next one.
         for _ in 0..<64 {
-            guard let (time, event) = nextMediaEvent, time <= now, var session = mediaSession else { return }
-            switch event {
+            guard let (time, due) = nextEvent(now: context.now), time <= context.now else { return }
+            switch due {
             case .loadCompletes:
-                completeDueLoad()
+                completeDueLoad(context: &context)
             case .bufferingEnds:
+                guard case .buffering(let session, let stall) = phase else { return }
                 // The stall is over: play on from where it stopped.
-                session = settingPlaying(true, session)
-                mediaSession = session
-                broadcastMediaStatus(session, requestId: 0)
-            case .bufferingStarts(let phase):
-                session.bufferingPhases.removeAll { $0 == phase }
-                mediaSession = session
-                startBuffering(for: phase.duration)
+                enter(.playing(session, .init(position: stall.position, since: context.now)), context: &context)
+                broadcastStatus(answering: nil, context: &context)
+            case .stallStarts(let stall):
+                _ = try? phase.updateSession { session throws(RequestRejection) in session.stallsAhead.removeAll { $0 == stall } }
+                startBuffering(for: stall.duration, context: &context)
             case .preload:
-                if let next = nextItem(in: session) {
-                    session.preloadedItemId = next.itemId
-                    mediaSession = session
-                    broadcastMediaStatus(session, requestId: 0)
-                }
+                guard let session = phase.session, let next = nextItem(in: session) else { return }
+                _ = try? phase.updateSession { session throws(RequestRejection) in session.preloadedItemId = next.itemId }
+                broadcastStatus(answering: nil, context: &context)
             case .itemEnds:
-                currentItemEnded()
+                currentItemEnded(context: &context)
             }
         }
     }
 
     /// The player stalls: BUFFERING for `duration` seconds, then PLAYING again.
-    mutating func startBuffering(for duration: Double) {
-        guard var session = mediaSession, session.pendingLoad == nil, session.playerState != .idle else { return }
-        session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
-        session.playerState = .buffering
-        session.bufferingUntil = now + max(0, duration)
-        mediaSession = session
-        broadcastMediaStatus(session, requestId: 0)
+    mutating func startBuffering(for duration: Double, context: inout AppContext) {
+        guard let session = phase.session, phase.load == nil else { return }
+        let stall = PlayerPhase.Stall(position: phase.currentTime(at: context.now), until: context.now + max(0, duration))
+        enter(.buffering(session, stall), context: &context)
+        broadcastStatus(answering: nil, context: &context)
     }
 
     /// The current item reached its end: the next one loads, or the session finishes.
-    private mutating func currentItemEnded() {
-        guard var session = mediaSession else { return }
-        session.clock.setRunning(false, at: now, limit: session.endPosition(at: now))
-        session.playerState = .idle
+    private mutating func currentItemEnded(context: inout AppContext) {
+        guard case .playing(var session, _) = phase else { return }
+        let end = phase.currentTime(at: context.now)
         var next = nextItem(in: session)
-        if next == nil, session.repeatMode == .allAndShuffle, !session.items.isEmpty {
-            session.queue.shuffle(using: &ids)
-            next = session.items.first
-            broadcastQueueChange(session, "UPDATE", itemIds: session.queue.itemIds)
+        if next == nil, session.queue.repeatMode == .allAndShuffle, !session.queue.items.isEmpty {
+            session.queue.shuffle(using: &context.ids)
+            next = session.queue.items.first
+            broadcastQueueChange(session, "UPDATE", itemIds: session.queue.itemIds, context: &context)
         }
+        let ended = StatusView(session: session, playerState: .idle, currentTime: end, load: nil)
         guard let next else {
             // End of the queue: IDLE/FINISHED with no loadingItemId (go-chromecast waits for that).
-            mediaSession = nil
-            broadcastMediaStatus(session, requestId: 0, idleReason: .finished)
+            enter(.idle, context: &context)
+            context.raise(.mediaSessionEnded(mediaSessionId: session.mediaSessionId, reason: .finished))
+            broadcastStatus(ended, answering: nil, idleReason: .finished, context: &context)
             return
         }
         // IDLE/FINISHED for the item that ended, naming the one that loads next.
-        broadcastMediaStatus(session, requestId: 0, idleReason: .finished, loadingItemId: next.itemId)
-        beginLoad(of: next, in: &session, requester: nil, autoplay: next.autoplay, position: nil, initial: false)
-        mediaSession = session
-        completeDueLoad()
-    }
-
-    /// Makes `item` current on request of a queue command: it loads, and plays if it autoplays.
-    mutating func jump(to item: QueueItem, in session: inout MediaSession, position: Double?) {
-        beginLoad(of: item, in: &session, requester: nil, autoplay: item.autoplay, position: position, initial: false)
-    }
-
-    func queueChangeMessage(_ session: MediaSession, _ changeType: String, itemIds: [Int], requestId: Int = 0,
-                            insertBefore: Int? = nil, reorderItemIds: [Int]? = nil) -> JSONValue {
-        var fields: [String: JSONValue] = [
-            "type": "QUEUE_CHANGE", "requestId": .number(Double(requestId)), "changeType": .string(changeType),
-            "itemIds": .array(itemIds.map { .number(Double($0)) }),
-            "sequenceNumber": .number(Double(session.queue.sequenceNumber)),
-        ]
-        if let insertBefore { fields["insertBefore"] = .number(Double(insertBefore)) }
-        if let reorderItemIds { fields["reorderItemIds"] = .array(reorderItemIds.map { .number(Double($0)) }) }
-        return .object(fields)
-    }
-
-    /// Tells every sender how the queue changed (§6.3 QUEUE_CHANGE), unsolicited: the
-    /// request that caused it completes on its MEDIA_STATUS.
-    mutating func broadcastQueueChange(_ session: MediaSession, _ changeType: String, itemIds: [Int],
-                                       insertBefore: Int? = nil, reorderItemIds: [Int]? = nil) {
-        guard let transportId = runningApp?.transportId else { return }
-        broadcast(from: transportId, namespace: CastNamespace.media,
-                  queueChangeMessage(session, changeType, itemIds: itemIds, insertBefore: insertBefore,
-                                     reorderItemIds: reorderItemIds))
+        broadcastStatus(ended, answering: nil, idleReason: .finished, loadingItemId: next.itemId, context: &context)
+        beginLoad(of: next, in: session, requester: nil, autoplay: next.autoplay, position: nil, initial: false, context: &context)
+        completeDueLoad(context: &context)
     }
 }

@@ -4,13 +4,6 @@ import CastWire
 public enum RepeatMode: String, Sendable, Equatable, CaseIterable {
     case off = "REPEAT_OFF", all = "REPEAT_ALL", single = "REPEAT_SINGLE", allAndShuffle = "REPEAT_ALL_AND_SHUFFLE"
 
-    init(json: JSONValue, path: String) throws(InvalidParams) {
-        guard let text = json.stringValue, let mode = RepeatMode(rawValue: text) else {
-            throw InvalidParams("\(path): expected one of \(RepeatMode.allCases.map(\.rawValue).joined(separator: ", ")), got \(json.jsonText())")
-        }
-        self = mode
-    }
-
     /// Whether next/previous wrap around the ends of the queue.
     var wraps: Bool { self == .all || self == .allAndShuffle }
 }
@@ -62,49 +55,49 @@ public struct QueueItem: Sendable, Equatable {
     }
 
     /// Decodes a sender's queue item; the receiver assigns `itemId` afterwards.
-    /// `allowItemId: false` rejects a sender-supplied id (QUEUE_INSERT).
-    init(json: JSONValue, path: String, allowItemId: Bool) throws(InvalidParams) {
-        guard var fields = json.objectValue else { throw InvalidParams("\(path): expected an object, got \(json.typeName)") }
-        if let id = fields.removeValue(forKey: "itemId"), !id.isNull, !allowItemId {
-            throw InvalidParams("\(path).itemId: item ids are assigned by the receiver, got \(id.jsonText())")
+    /// `allowItemId: false` refuses a sender-supplied id (QUEUE_INSERT).
+    init(_ reader: JSONReader, allowItemId: Bool) throws(JSONReadError) {
+        var fields = try reader.object()
+        if let id = reader["itemId"], !allowItemId {
+            throw id.error("item ids are assigned by the receiver, got \(id.value.jsonText())")
         }
-        guard let mediaJSON = fields.removeValue(forKey: "media"), !mediaJSON.isNull else {
-            throw InvalidParams("\(path).media: missing")
-        }
-        let media = try MediaInformation(json: mediaJSON, path: "\(path).media")
+        fields.removeValue(forKey: "itemId")
+        let media = try MediaInformation(reader.required("media", "the item's MediaInformation"))
+        fields.removeValue(forKey: "media")
         self.init(itemId: 0, media: media)
-        autoplay = fields.removeValue(forKey: "autoplay").map(isAutoplay) ?? true
-        startTime = try Self.seconds(fields.removeValue(forKey: "startTime"), "\(path).startTime") ?? 0
-        playbackDuration = try Self.seconds(fields.removeValue(forKey: "playbackDuration"), "\(path).playbackDuration")
-        preloadTime = try Self.seconds(fields.removeValue(forKey: "preloadTime"), "\(path).preloadTime")
-        if let ids = fields.removeValue(forKey: "activeTrackIds"), !ids.isNull {
-            let parsed = try intArray(ids, path: "\(path).activeTrackIds")
-            try validateActiveTracks(parsed, against: media.tracks, path: "\(path).activeTrackIds")
+        autoplay = reader["autoplay"].map { isAutoplay($0.value) } ?? true
+        fields.removeValue(forKey: "autoplay")
+        startTime = try Self.seconds(reader, "startTime") ?? 0
+        playbackDuration = try Self.seconds(reader, "playbackDuration")
+        preloadTime = try Self.seconds(reader, "preloadTime")
+        for key in ["startTime", "playbackDuration", "preloadTime"] { fields.removeValue(forKey: key) }
+        if let ids = reader["activeTrackIds"] {
+            let parsed = try ids.intArray()
+            try validateActiveTracks(parsed, against: media.tracks, at: ids)
             activeTrackIds = parsed
         }
-        customData = fields.removeValue(forKey: "customData").flatMap { $0.isNull ? nil : $0 }
+        fields.removeValue(forKey: "activeTrackIds")
+        customData = try reader.optionalObject("customData")?.value
+        fields.removeValue(forKey: "customData")
+        try JSONType.check(reader, ["orderId": .integer])
         passthrough = fields
     }
 
-    private static func seconds(_ value: JSONValue?, _ path: String) throws(InvalidParams) -> Double? {
-        guard let value, !value.isNull else { return nil }
-        guard let number = value.doubleValue, number.isFinite, number >= 0 else {
-            throw InvalidParams("\(path): expected seconds >= 0, got \(value.jsonText())")
+    private static func seconds(_ reader: JSONReader, _ key: String) throws(JSONReadError) -> Double? {
+        try reader.optional(key) { value throws(JSONReadError) in
+            let number = try value.double()
+            guard number >= 0 else { throw value.expected("seconds >= 0") }
+            return number
         }
-        return number
+    }
+
+    /// Reads an array of queue items.
+    static func decodeList(_ reader: JSONReader, allowItemId: Bool) throws(JSONReadError) -> [QueueItem] {
+        guard case .array = reader.value else { throw reader.expected("an array of queue items") }
+        return try reader.array().map { element throws(JSONReadError) in try QueueItem(element, allowItemId: allowItemId) }
     }
 }
 
 /// VLC sends `"autoplay":"false"` as a string and expects playback to start anyway:
 /// only the JSON boolean false holds the player.
 func isAutoplay(_ value: JSONValue) -> Bool { value != .bool(false) }
-
-func intArray(_ value: JSONValue, path: String) throws(InvalidParams) -> [Int] {
-    guard let array = value.arrayValue else { throw InvalidParams("\(path): expected an array of integers, got \(value.typeName)") }
-    var result: [Int] = []
-    for (index, element) in array.enumerated() {
-        guard let number = element.intValue else { throw InvalidParams("\(path)[\(index)]: expected an integer, got \(element.typeName)") }
-        result.append(number)
-    }
-    return result
-}

@@ -17,32 +17,39 @@ public struct Track: Sendable, Equatable {
     /// Every key as sent, echoed back.
     public var json: JSONValue
 
-    init(json: JSONValue, path: String) throws(InvalidParams) {
-        guard let fields = json.objectValue else { throw InvalidParams("\(path): expected an object, got \(json.typeName)") }
-        guard let id = fields["trackId"], let trackId = id.intValue else {
-            throw InvalidParams("\(path).trackId: expected an integer, got \(fields["trackId"]?.typeName ?? "nothing")")
+    init(_ reader: JSONReader) throws(JSONReadError) {
+        _ = try reader.object()
+        trackId = try reader.required("trackId", "an integer").int()
+        let type = try reader.required("type", "TEXT, AUDIO or VIDEO")
+        guard let kind = type.value.stringValue.flatMap(Kind.init(rawValue:)) else {
+            throw type.expected("TEXT, AUDIO or VIDEO")
         }
-        guard let typeValue = fields["type"], let type = typeValue.stringValue, let kind = Kind(rawValue: type) else {
-            throw InvalidParams("\(path).type: expected TEXT, AUDIO or VIDEO, got \(fields["type"]?.jsonText() ?? "nothing")")
-        }
-        var subtype: String?
-        if let value = fields["subtype"], !value.isNull {
-            guard let text = value.stringValue else { throw InvalidParams("\(path).subtype: expected a string, got \(value.typeName)") }
-            if kind == .text, !Self.textSubtypes.contains(text) {
-                throw InvalidParams("\(path).subtype: expected one of \(Self.textSubtypes.sorted().joined(separator: ", ")), got \"\(text)\"")
-            }
-            subtype = text
-        }
-        var language: String?
-        if let value = fields["language"], !value.isNull {
-            guard let text = value.stringValue else { throw InvalidParams("\(path).language: expected a string, got \(value.typeName)") }
-            language = text
-        }
-        self.trackId = trackId
         self.kind = kind
-        self.subtype = subtype
-        self.language = language
-        self.json = json
+        subtype = try reader.optional("subtype") { value throws(JSONReadError) in
+            let text = try value.string()
+            if kind == .text, !Self.textSubtypes.contains(text) {
+                throw value.expected("one of \(Self.textSubtypes.sorted().joined(separator: ", "))")
+            }
+            return text
+        }
+        language = try reader.optionalString("language")
+        try JSONType.check(reader, ["name": .string, "trackContentId": .string, "trackContentType": .string,
+                                    "customData": .object, "roles": .array])
+        json = reader.value
+    }
+
+    /// Reads `tracks`, refusing duplicate ids.
+    static func decodeList(_ reader: JSONReader) throws(JSONReadError) -> [Track] {
+        var tracks: [Track] = []
+        var seen = Set<Int>()
+        for element in try reader.array() {
+            let track = try Track(element)
+            guard seen.insert(track.trackId).inserted else {
+                throw JSONReadError(path: element.path.appending("trackId"), message: "\(track.trackId) is used by another track")
+            }
+            tracks.append(track)
+        }
+        return tracks
     }
 
     /// Whether this track's language matches a requested one: exact, or by primary
@@ -54,43 +61,23 @@ public struct Track: Sendable, Equatable {
     }
 }
 
-/// Reads `media.tracks`, rejecting duplicate ids.
-func decodeTracks(_ value: JSONValue?, path: String) throws(InvalidParams) -> [Track]? {
-    guard let value, !value.isNull else { return nil }
-    guard let array = value.arrayValue else { throw InvalidParams("\(path): expected an array, got \(value.typeName)") }
-    var tracks: [Track] = []
-    var seen = Set<Int>()
-    for (index, element) in array.enumerated() {
-        let track = try Track(json: element, path: "\(path)[\(index)]")
-        guard seen.insert(track.trackId).inserted else {
-            throw InvalidParams("\(path)[\(index)].trackId: \(track.trackId) is used by another track")
-        }
-        tracks.append(track)
-    }
-    return tracks
-}
-
 /// Checks a set of active track ids against the media's tracks.
-func validateActiveTracks(_ ids: [Int], against tracks: [Track], path: String) throws(InvalidParams) {
+func validateActiveTracks(_ ids: [Int], against tracks: [Track], at reader: JSONReader) throws(JSONReadError) {
     var audio = 0
     for id in ids {
         guard let track = tracks.first(where: { $0.trackId == id }) else {
-            throw InvalidParams("\(path): no track with trackId \(id)")
+            throw reader.error("no track with trackId \(id)")
         }
         if track.kind == .audio { audio += 1 }
     }
-    guard audio <= 1 else { throw InvalidParams("\(path): at most one AUDIO track can be active, got \(audio)") }
-    guard Set(ids).count == ids.count else { throw InvalidParams("\(path): a track id is listed twice") }
+    guard audio <= 1 else { throw reader.error("at most one AUDIO track can be active, got \(audio)") }
+    guard Set(ids).count == ids.count else { throw reader.error("a track id is listed twice") }
 }
 
 extension MediaInformation {
-    /// What is wrong with a `tracks` array found at `path`, or nil when a LOAD would accept it.
-    public static func problem(inTracks value: JSONValue, path: String) -> (path: String, message: String)? {
-        do {
-            _ = try decodeTracks(value, path: path)
-            return nil
-        } catch {
-            return (error.path, error.message)
-        }
+    /// Checks a `tracks` array as a LOAD would (the media catalog's in-band tracks); the
+    /// error names the place in `reader`'s document.
+    public static func checkTracks(_ reader: JSONReader) throws(JSONReadError) {
+        _ = try Track.decodeList(reader)
     }
 }

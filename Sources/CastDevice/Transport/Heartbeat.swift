@@ -13,20 +13,34 @@ struct ConnectionLiveness: Sendable {
     }
 }
 
+/// A message on the heartbeat namespace, decoded.
+enum HeartbeatMessage: Equatable {
+    case ping, pong
+    case unknown(String?)
+
+    init?(_ payload: JSONValue?) {
+        guard case .object(let fields)? = payload else { return nil }
+        switch fields["type"]?.stringValue {
+        case "PING": self = .ping
+        case "PONG": self = .pong
+        case let other: self = .unknown(other)
+        }
+    }
+}
+
 extension SimulatedDevice {
     mutating func handleHeartbeat(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
-        guard let payload else {
-            log(.warning, connection, "heartbeat: payload is not JSON, ignored")
-            return
-        }
-        switch payload["type"]?.stringValue {
-        case "PING":
+        switch HeartbeatMessage(payload) {
+        case .ping?:
             // PONG whatever else the PING carries (pychromecast adds a requestId).
-            reply(to: envelope, on: connection, ["type": "PONG"])
-        case "PONG":
+            send(JSONPayload(["type": "PONG"]), from: envelope.destinationId, to: envelope.sourceId, on: connection,
+                 namespace: CastNamespace.heartbeat)
+        case .pong?:
             break  // Liveness was already recorded; PONG ids are not checked (go-chromecast does not swap them).
-        case let other:
-            log(.info, connection, "heartbeat: unknown type \(other ?? "(missing)") ignored")
+        case .unknown(let type)?:
+            log(.info, connection, "heartbeat: unknown type \(type ?? "(missing)") ignored")
+        case nil:
+            log(.warning, connection, "heartbeat: payload is not a JSON object, ignored")
         }
     }
 
@@ -37,20 +51,27 @@ extension SimulatedDevice {
             // Compared as `heartbeatDeadline` computes it: `now - lastHeard >= timeout` can be
             // false at that very deadline by a rounding error, and the deadline would never pass.
             if let idleTimeout = configuration.idleTimeout, state.lastHeard + idleTimeout <= now {
-                liveness.removeValue(forKey: connection)
-                virtualConnections.removeAll(on: connection)
-                pending.append(.close(connection, reason: "no message for \(formatSeconds(now - state.lastHeard)) (idle timeout \(formatSeconds(idleTimeout)))"))
+                let silence = DurationText.format(now - state.lastHeard)
+                forget(connection, reason: .idleTimeout)
+                pending.append(.close(connection, reason: "no message for \(silence) (idle timeout \(DurationText.format(idleTimeout)))"))
                 continue
             }
             if let interval = configuration.heartbeatInterval, let due = state.nextPingAt, due <= now {
-                send(from: CastEndpoint.transport, to: CastEndpoint.transport, on: connection,
-                     namespace: CastNamespace.heartbeat, ["type": "PING"])
-                // Skip missed beats rather than bursting after a long pause of the clock.
-                var next = due + interval
-                while next <= now { next = next + interval }
-                liveness[connection]?.nextPingAt = next
+                send(JSONPayload(["type": "PING"]), from: CastEndpoint.transport, to: CastEndpoint.transport, on: connection,
+                     namespace: CastNamespace.heartbeat)
+                liveness[connection]?.nextPingAt = Self.nextBeat(after: due, interval: interval, now: now)
             }
         }
+    }
+
+    /// The first beat after `now` on the grid `due + k × interval`: missed beats are
+    /// skipped, not sent in a burst, and a clock moved ahead by a year costs one division,
+    /// not a loop over every beat.
+    static func nextBeat(after due: SimTime, interval: Double, now: SimTime) -> SimTime {
+        let missed = ((now - due) / interval).rounded(.down)
+        var next = due + (missed + 1) * interval
+        if next <= now { next = next + interval }  // rounding at the edge of a beat
+        return next
     }
 
     var heartbeatDeadline: SimTime? {
@@ -64,8 +85,4 @@ extension SimulatedDevice {
         }
         return deadline
     }
-}
-
-func formatSeconds(_ seconds: Double) -> String {
-    seconds == seconds.rounded() ? "\(Int(seconds))s" : "\((seconds * 1000).rounded() / 1000)s"
 }

@@ -23,65 +23,51 @@ public enum OperatorInput: Sendable, Equatable {
     /// one connection's sender.
     case sendMessage(namespace: String, source: String?, connection: ConnectionID?, payload: JSONValue)
 
-    public enum RemoteKey: String, Sendable, Equatable { case play, pause, stop }
+    public enum RemoteKey: String, Sendable, Equatable, CaseIterable { case play, pause, stop }
 }
 
 extension SimulatedDevice {
     /// Applies an operator input at `now`.
-    public mutating func apply(_ input: OperatorInput, now: SimTime) -> [DeviceOutput] {
+    package mutating func apply(_ input: OperatorInput, now: SimTime) -> [DeviceOutput] {
         self.now = max(self.now, now)
         switch input {
         case .setDeviceVolume(let level, let muted):
-            if let level { volume.level = level.clamped(to: 0...1) }
-            if let muted { volume.muted = muted }
-            broadcastReceiverStatus(requestId: 0)
+            setVolume(VolumeChange(level: level, muted: muted).applied(to: volume))
+            broadcastReceiverStatus(answering: nil)
         case .buffer(let seconds):
-            startBuffering(for: seconds)
+            withRunningApp { app, context in app.apply(.buffer(seconds: seconds), context: &context) }
         case .playerError(let code):
-            if let session = mediaSession {
-                log(.info, nil, "player error\(code.map { " \($0)" } ?? "") ends media session \(session.mediaSessionId)")
-                endCurrentSession(reason: .error)
-            }
+            withRunningApp { app, context in app.apply(.playerError(detailedErrorCode: code), context: &context) }
+        case .remote(let key):
+            withRunningApp { app, context in app.apply(.remote(key), context: &context) }
         case .stopApp:
-            if runningApp?.definition.behaviour != .idleScreen {
+            if runningApp?.app.isIdleScreen != true {
                 stopRunningApp()
                 returnToIdleScreen()
-                broadcastReceiverStatus(requestId: 0)
+                broadcastReceiverStatus(answering: nil)
             }
         case .setStandby(let standby):
-            isStandBy = standby
-            broadcastReceiverStatus(requestId: 0)
+            setStandby(standby)
+            broadcastReceiverStatus(answering: nil)
         case .launchApp(let appId):
             if let definition = configuration.app(withId: appId), runningApp?.definition.appId != appId {
                 launch(definition)
-                broadcastReceiverStatus(requestId: 0)
+                broadcastReceiverStatus(answering: nil)
             }
-        case .remote(let key):
-            remoteKey(key)
         case .sendMessage(let namespace, let source, let connection, let payload):
             let from = source ?? runningApp?.transportId ?? CastEndpoint.platformReceiver
+            let encoded = JSONPayload(payload)
             if let connection {
                 // To the sender endpoints of that socket connected to `from` (or sender-0).
-                let peers = virtualConnectionList.filter { $0.connection == connection && $0.localId == from }.map(\.peerId)
+                let peers = virtualConnections.entries.keys.filter { $0.connection == connection && $0.localId == from }
+                    .sorted().map(\.peerId)
                 for peer in peers.isEmpty ? [CastEndpoint.platformSender] : peers {
-                    send(from: from, to: peer, on: connection, namespace: namespace, payload)
+                    send(encoded, from: from, to: peer, on: connection, namespace: namespace)
                 }
             } else {
-                broadcast(from: from, namespace: namespace, payload)
+                broadcast(from: from, namespace: namespace, encoded, answering: nil)
             }
         }
         return drain()
-    }
-
-    private mutating func remoteKey(_ key: OperatorInput.RemoteKey) {
-        guard let session = mediaSession, session.pendingLoad == nil else { return }
-        switch key {
-        case .play, .pause:
-            let updated = settingPlaying(key == .play, session)
-            mediaSession = updated
-            broadcastMediaStatus(updated, requestId: 0)
-        case .stop:
-            endCurrentSession(reason: .cancelled)
-        }
     }
 }

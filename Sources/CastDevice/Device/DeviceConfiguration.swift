@@ -1,5 +1,8 @@
 /// Everything that shapes the simulated device's behaviour, fixed at start.
-public struct DeviceConfiguration: Sendable {
+///
+/// Plain data all the way down (the media catalog included), so a configuration can be
+/// written into a recording's header, read back and compared.
+public struct DeviceConfiguration: Sendable, Equatable, Codable {
     public var identity: DeviceIdentity
     /// Device (receiver) volume at start.
     public var initialVolume: Double = 1.0
@@ -21,8 +24,8 @@ public struct DeviceConfiguration: Sendable {
     public var isolateRequestIds = false
     /// Length of the seekable window of LIVE media (`liveSeekableRange`).
     public var liveWindow: Double = 1800
-    /// How loads go, per content id (failures, delays).
-    public var mediaLoadPolicy = MediaLoadPolicy()
+    /// How loads go, per content id (failures, delays, what the media really is).
+    public var mediaCatalog = MediaCatalog()
     /// The apps this device can run, by app id.
     public var apps: [CastAppDefinition] = [.defaultMediaReceiver, .backdrop]
     /// The app shown when nothing else runs (video devices show Backdrop). nil: none.

@@ -1,12 +1,12 @@
 /// Deterministic identifiers (session ids, transport ids) from a seed, so that a
 /// replayed session produces the same ids every time.
-struct IdentifierGenerator: Sendable {
+package struct IdentifierGenerator: Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// SplitMix64: small, fast, and good enough for unique-looking ids.
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,7 +16,7 @@ struct IdentifierGenerator: Sendable {
 
     /// A version-4 style UUID string, lowercase with dashes, as modern devices use
     /// for `sessionId` and `transportId`.
-    mutating func uuidString() -> String {
+    package mutating func uuidString() -> String {
         var bytes = [UInt8]()
         for word in [next(), next()] {
             for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }

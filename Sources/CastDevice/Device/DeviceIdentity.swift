@@ -1,5 +1,5 @@
 /// Who the simulated device is: what discovery, eureka_info and device auth present.
-public struct DeviceIdentity: Sendable, Equatable {
+public struct DeviceIdentity: Sendable, Equatable, Codable {
     /// 32 lowercase hex digits, no dashes: the mDNS `id` TXT value.
     public private(set) var uuid: String
     public var friendlyName: String
@@ -20,6 +20,26 @@ public struct DeviceIdentity: Sendable, Equatable {
         self.manufacturer = manufacturer
         self.supportsVideo = supportsVideo
         self.supportsAudio = supportsAudio
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case uuid, friendlyName, modelName, manufacturer, supportsVideo, supportsAudio
+    }
+
+    /// Decoded through the checking initializer: a bad UUID is refused, not stored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let uuid = try container.decode(String.self, forKey: .uuid)
+        do {
+            try self.init(
+                uuid: uuid, friendlyName: try container.decode(String.self, forKey: .friendlyName),
+                modelName: try container.decode(String.self, forKey: .modelName),
+                manufacturer: try container.decode(String.self, forKey: .manufacturer),
+                supportsVideo: try container.decode(Bool.self, forKey: .supportsVideo),
+                supportsAudio: try container.decode(Bool.self, forKey: .supportsAudio))
+        } catch let error as IdentityError {
+            throw DecodingError.dataCorruptedError(forKey: .uuid, in: container, debugDescription: error.description)
+        }
     }
 
     /// The UUID with dashes (8-4-4-4-12), as `ssdp_udn` and the mDNS host name use it.

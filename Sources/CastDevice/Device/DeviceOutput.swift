@@ -1,7 +1,7 @@
 import CastWire
 
-/// What the device core asks the runtime to do. Handlers never touch sockets: they return
-/// these, and the runtime writes, closes and logs.
+/// What the device core asks the runtime to do, and what it tells the world. Handlers never
+/// touch sockets: they return these, and the runtime writes, closes, logs and publishes.
 public enum DeviceOutput: Sendable, Equatable {
     /// Write this message to each of these connections. A broadcast is one envelope
     /// (destination `*`) sent to many connections, so its payload is encoded once.
@@ -10,18 +10,22 @@ public enum DeviceOutput: Sendable, Equatable {
     case close(ConnectionID, reason: String)
     /// Something worth a log line (dropped messages, rejected requests).
     case log(DeviceLogEvent)
+    /// Something happened, at its own simulated time.
+    case event(DeviceEvent)
 }
 
+/// A log line of the core. Its text is safe to print: everything a sender supplied in it
+/// is escaped (see ``LogMessage``).
 public struct DeviceLogEvent: Sendable, Equatable, CustomStringConvertible {
     public enum Level: String, Sendable, Equatable { case debug, info, warning }
     public var level: Level
     public var connection: ConnectionID?
     public var message: String
 
-    public init(_ level: Level, _ connection: ConnectionID?, _ message: String) {
+    public init(_ level: Level, _ connection: ConnectionID?, _ message: LogMessage) {
         self.level = level
         self.connection = connection
-        self.message = message
+        self.message = message.description
     }
 
     public var description: String {
@@ -40,5 +44,11 @@ extension DeviceOutput {
     public var recipients: [ConnectionID] {
         if case .send(_, let to) = self { return to }
         return []
+    }
+
+    /// The event of an `.event`.
+    public var event: DeviceEvent? {
+        if case .event(let event) = self { return event }
+        return nil
     }
 }

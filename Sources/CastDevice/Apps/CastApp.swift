@@ -1,0 +1,177 @@
+import CastWire
+
+/// An app running on the device, behind the platform (`receiver-0`).
+///
+/// The platform owns routing: every message to the app's transport id, on a namespace the
+/// app declares, reaches ``receive(_:context:)``. The app keeps its own state, answers
+/// through its ``AppContext`` (never a socket), says when it next wants time, and is told
+/// when it stops. A new app is a folder under `Apps/` with a type conforming to this, and
+/// one line in ``AppRegistry/builtIn``.
+package protocol CastApp: Sendable {
+    /// The key scenario files and ``CastAppDefinition/behaviour`` use for this app.
+    static var behaviour: AppBehaviour { get }
+
+    init(launch: AppLaunch)
+
+    /// RECEIVER_STATUS `isIdleScreen`: Backdrop. A STOP without a session id leaves an
+    /// idle screen running.
+    var isIdleScreen: Bool { get }
+
+    /// A message to the app's transport id on one of its namespaces.
+    mutating func receive(_ message: AppMessage, context: inout AppContext)
+
+    /// When the app next needs ``advance(context:)``, if ever.
+    func nextDeadline(now: SimTime) -> SimTime?
+
+    /// Handles what is due at `context.now`.
+    mutating func advance(context: inout AppContext)
+
+    /// Something done to the player from outside the protocol (the remote, a stall, an error).
+    mutating func apply(_ input: AppInput, context: inout AppContext)
+
+    /// The app is going away (STOP, another launch): it ends what it has running. It sends
+    /// no status: the platform CLOSEs its senders' virtual connections.
+    mutating func stop(context: inout AppContext)
+
+    /// What inspection shows of the app's state.
+    func snapshot(at now: SimTime) -> AppStateSnapshot
+}
+
+extension CastApp {
+    package var isIdleScreen: Bool { false }
+    package func nextDeadline(now: SimTime) -> SimTime? { nil }
+    package mutating func advance(context: inout AppContext) {}
+    package mutating func apply(_ input: AppInput, context: inout AppContext) {}
+    package mutating func stop(context: inout AppContext) {}
+    package func snapshot(at now: SimTime) -> AppStateSnapshot { AppStateSnapshot() }
+}
+
+/// What an app is launched with.
+package struct AppLaunch: Sendable {
+    package let definition: CastAppDefinition
+    package let sessionId: String
+    package let transportId: String
+    package let configuration: DeviceConfiguration
+    package let now: SimTime
+}
+
+/// A message for an app: the envelope, its JSON payload parsed once (nil when not JSON),
+/// and the socket it came on.
+package struct AppMessage: Sendable {
+    package let envelope: CastEnvelope
+    package let payload: JSONValue?
+    package let connection: ConnectionID
+
+    /// The sender endpoint of this message, answering `requestId`.
+    package func requester(requestId: Int) -> Requester {
+        Requester(connection: connection, senderId: envelope.sourceId, requestId: requestId)
+    }
+}
+
+/// Operator inputs meant for the running app's player.
+package enum AppInput: Sendable, Equatable {
+    case buffer(seconds: Double)
+    case playerError(detailedErrorCode: Int?)
+    case remote(OperatorInput.RemoteKey)
+}
+
+/// What an app may do while it handles something: answer a sender, broadcast from its
+/// transport id, raise events, log. The platform carries these out in order, deciding who
+/// receives a broadcast; the app never sees a socket.
+package struct AppContext: Sendable {
+    package enum Effect: Sendable {
+        /// To one sender endpoint, from the app's transport id.
+        case send(JSONPayload, namespace: String, to: Requester)
+        /// To every sender connected to the app; `answering` is the request it answers, if any.
+        case broadcast(JSONPayload, namespace: String, answering: Requester?)
+        case event(DeviceEvent.Kind)
+        case log(DeviceLogEvent.Level, ConnectionID?, LogMessage)
+    }
+
+    package let now: SimTime
+    package let transportId: String
+    /// The device's deterministic generator (queue shuffles), shared so replays repeat.
+    package var ids: IdentifierGenerator
+    /// The last `mediaSessionId` the device handed out: ids grow for the life of the device.
+    package var lastMediaSessionId: Int
+    package private(set) var effects: [Effect] = []
+
+    package init(now: SimTime, transportId: String, ids: IdentifierGenerator, lastMediaSessionId: Int) {
+        self.now = now
+        self.transportId = transportId
+        self.ids = ids
+        self.lastMediaSessionId = lastMediaSessionId
+    }
+
+    package mutating func send(_ payload: JSONPayload, namespace: String, to requester: Requester) {
+        effects.append(.send(payload, namespace: namespace, to: requester))
+    }
+
+    package mutating func broadcast(_ payload: JSONPayload, namespace: String, answering requester: Requester?) {
+        effects.append(.broadcast(payload, namespace: namespace, answering: requester))
+    }
+
+    package mutating func raise(_ event: DeviceEvent.Kind) {
+        effects.append(.event(event))
+    }
+
+    package mutating func log(_ level: DeviceLogEvent.Level, _ connection: ConnectionID?, _ message: LogMessage) {
+        effects.append(.log(level, connection, message))
+    }
+
+    /// Answers a refused request with the protocol's error reply, and logs why.
+    package mutating func reject(_ rejection: RequestRejection, type: String?, namespace: String, label: String,
+                                 to requester: Requester) {
+        log(.info, requester.connection, rejection.logLine(namespace: label, type: type))
+        send(rejection.payload(requestId: requester.requestId), namespace: namespace, to: requester)
+    }
+
+    package mutating func nextMediaSessionId() -> Int {
+        lastMediaSessionId += 1
+        return lastMediaSessionId
+    }
+}
+
+/// The apps a device can run, by behaviour.
+package struct AppRegistry: Sendable {
+    private var factories: [AppBehaviour: @Sendable (AppLaunch) -> any CastApp] = [:]
+    /// The behaviours registered, in order: what scenario files may name.
+    package private(set) var behaviours: [AppBehaviour] = []
+
+    package init() {}
+
+    /// Every app castsim has: one line each.
+    package static let builtIn: AppRegistry = {
+        var registry = AppRegistry()
+        registry.register(DefaultMediaReceiverApp.self)
+        registry.register(CustomApp.self)
+        registry.register(BackdropApp.self)
+        return registry
+    }()
+
+    package mutating func register<App: CastApp>(_: App.Type) {
+        if factories[App.behaviour] == nil { behaviours.append(App.behaviour) }
+        factories[App.behaviour] = { App(launch: $0) }
+    }
+
+    package func runs(_ behaviour: AppBehaviour) -> Bool { factories[behaviour] != nil }
+
+    package func launch(_ launch: AppLaunch) -> (any CastApp)? {
+        factories[launch.definition.behaviour].map { $0(launch) }
+    }
+}
+
+/// What inspection shows of an app's own state.
+public struct AppStateSnapshot: Sendable, Equatable {
+    /// The media session of a media receiver app; nil when it has none (or is no media app).
+    public var media: MediaSnapshot?
+
+    public init(media: MediaSnapshot? = nil) { self.media = media }
+}
+
+extension AppContext {
+    /// A message on a namespace the app declares but does not speak: taken, not answered.
+    package mutating func acceptWithoutAnswer(_ message: AppMessage, app definition: CastAppDefinition) {
+        log(.debug, message.connection, "\(message.envelope.namespace) message to \(definition.displayName) accepted, no handler")
+    }
+}

@@ -1,0 +1,94 @@
+import CastWire
+
+/// Something that happened on the device, at the simulated time it happened.
+///
+/// The core raises these as it changes, beside the messages it sends; the scenario engine
+/// triggers on them, and the journal, the control API, the dashboard and the recorder read
+/// the same stream. Each is raised exactly once: a change to the same value raises nothing.
+public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
+    public var time: SimTime
+    public var kind: Kind
+
+    public init(time: SimTime, kind: Kind) {
+        self.time = time
+        self.kind = kind
+    }
+
+    public enum Kind: Sendable, Equatable {
+        /// A sender opened a transport connection (a TLS socket).
+        case connectionOpened(ConnectionID)
+        /// A transport connection is gone.
+        case connectionClosed(ConnectionID, reason: ConnectionCloseReason)
+        /// A sender endpoint CONNECTed to `receiver-0` or to an app.
+        case senderConnected(VirtualConnection, VirtualConnectionType, userAgent: String?)
+        /// A virtual connection ended: CLOSE from the sender, its app stopped, its socket closed.
+        case senderDisconnected(VirtualConnection)
+        case appLaunched(AppInstance)
+        case appStopped(AppInstance)
+        /// A media session's first item loaded: it plays (or is paused). A load that fails
+        /// or is superseded before that starts no session.
+        case mediaSessionStarted(mediaSessionId: Int, itemId: Int)
+        /// A started media session ended: STOP, the end of the queue, an error, a newer load, the app stopping.
+        case mediaSessionEnded(mediaSessionId: Int, reason: IdleReason)
+        /// Another item of the queue loaded and became current.
+        case itemChanged(mediaSessionId: Int, itemId: Int)
+        case playerStateChanged(mediaSessionId: Int, from: PlayerPhaseName, to: PlayerPhaseName)
+        /// The device (receiver) volume.
+        case volumeChanged(Volume)
+        /// A media session's stream volume.
+        case streamVolumeChanged(mediaSessionId: Int, Volume)
+        case playbackRateChanged(mediaSessionId: Int, rate: Double)
+        case activeTracksChanged(mediaSessionId: Int, trackIds: [Int])
+        case textTrackStyleChanged(mediaSessionId: Int, style: JSONValue?)
+        case standbyChanged(Bool)
+        /// A fault the scenario applied (raised by the scenario session, not the core).
+        case faultApplied(Fault)
+    }
+
+    public var description: String { "\(time) \(kind)" }
+}
+
+/// Why a transport connection ended.
+public enum ConnectionCloseReason: Sendable, Equatable {
+    /// The sender closed it, or the runtime lost it.
+    case closed
+    /// The device closed it: nothing heard for the idle timeout.
+    case idleTimeout
+}
+
+/// One launch of an app, as events and snapshots name it.
+public struct AppInstance: Sendable, Equatable {
+    public var appId: String
+    public var displayName: String
+    public var sessionId: String
+    public var transportId: String
+    public var isIdleScreen: Bool
+}
+
+/// The player's phase, as events and snapshots name it. While loading, senders see
+/// `playerState` IDLE (with `extendedStatus` LOADING for a session's first item).
+public enum PlayerPhaseName: String, Sendable, Equatable, CaseIterable {
+    case idle, loading, playing, paused, buffering
+}
+
+/// A fault a scenario (or, later, the control API) applies to the device's connections.
+public enum Fault: Sendable, Equatable {
+    /// Close a connection, cleanly or with a TCP reset.
+    case closeConnection(ConnectionID, reset: Bool)
+    /// Write bytes that are no valid frame.
+    case sendFrame(ConnectionID, RawFrame)
+    /// Neither PING nor PONG until `until`.
+    case stopHeartbeats(until: SimTime)
+    /// Answer nothing until `until`.
+    case unresponsive(until: SimTime)
+    /// Everything sent is held back `by` seconds, until `until`.
+    case delayReplies(by: Double, until: SimTime)
+}
+
+/// Bytes no well-behaved receiver sends, for testing a sender's robustness.
+public enum RawFrame: String, Sendable, Equatable, CaseIterable {
+    /// A frame whose body is not a CastMessage.
+    case malformed
+    /// A header declaring a body over the 64 KiB limit.
+    case oversized
+}

@@ -1,0 +1,174 @@
+import CastWire
+
+/// Settings of a media receiver, fixed when its app launches.
+package struct MediaSettings: Sendable {
+    let catalog: MediaCatalog
+    let defaultMediaDuration: Double
+    let liveWindow: Double
+    let playbackRateRange: ClosedRange<Double>
+    /// What the app allows at most (`supportedMediaCommands` is within it).
+    let allowedCommands: MediaCommands
+
+    package init(_ launch: AppLaunch) {
+        catalog = launch.configuration.mediaCatalog
+        defaultMediaDuration = launch.configuration.defaultMediaDuration
+        liveWindow = launch.configuration.liveWindow
+        playbackRateRange = launch.configuration.playbackRateRange
+        allowedCommands = launch.definition.allowedMediaCommands
+    }
+
+    /// The one check of a playback rate, for LOAD's `playbackRate` and SET_PLAYBACK_RATE.
+    func checkRate(_ rate: Double) throws(RequestRejection) {
+        guard playbackRateRange.contains(rate) else {
+            throw .invalidParams("playbackRate \(NumberText.format(rate)) outside \(NumberText.format(playbackRateRange.lowerBound))...\(NumberText.format(playbackRateRange.upperBound))")
+        }
+    }
+}
+
+/// The media receiver of a media app: urn:x-cast:com.google.cast.media (§6) on the app's
+/// transport id, and the simulated player behind it. The Default Media Receiver is one;
+/// the EMP receiver wraps one.
+package struct MediaReceiver: Sendable {
+    let settings: MediaSettings
+    /// What the player is doing; `.idle` is "no media session".
+    var phase: PlayerPhase = .idle
+
+    package init(_ settings: MediaSettings) { self.settings = settings }
+
+    /// A message on the media namespace: decoded once into a ``MediaCommand``, then handled;
+    /// a refusal gets the protocol's error reply, with the request's id.
+    package mutating func receive(_ message: AppMessage, context: inout AppContext) {
+        let header: RequestHeader
+        switch RequestHeader.read(message.payload) {
+        case .success(let read):
+            header = read
+        case .failure(let malformed):
+            context.reject(malformed.rejection, type: nil, namespace: CastNamespace.media, label: "media",
+                           to: message.requester(requestId: malformed.requestId ?? 0))
+            return
+        }
+        let requester = message.requester(requestId: header.answerId)
+        do {
+            try handle(try MediaCommand(header), from: requester, context: &context)
+        } catch {
+            context.reject(error, type: header.type, namespace: CastNamespace.media, label: "media", to: requester)
+        }
+    }
+
+    private mutating func handle(_ command: MediaCommand, from requester: Requester, context: inout AppContext)
+        throws(RequestRejection)
+    {
+        switch command.sessionNeed {
+        case .none: break
+        case .addressedIfAny: if phase.session != nil { _ = try addressedSession(command) }
+        case .addressed: _ = try addressedSession(command)
+        case .controllable: _ = try controllableSession(command)
+        }
+        switch try command.request.get() {
+        case .getStatus(let options): try getStatus(command, options: options, from: requester, context: &context)
+        case .load(let load): try startSession(load.start, command, from: requester, context: &context)
+        case .queueLoad(let load): try startSession(load.start, command, from: requester, context: &context)
+        case .play: try play(command, from: requester, context: &context)
+        case .pause: try pause(command, from: requester, context: &context)
+        case .stop:
+            _ = try addressedSession(command)
+            endSession(reason: .cancelled, answering: requester, context: &context)
+        case .seek(let request): try seek(request, command, from: requester, context: &context)
+        case .setVolume(let change): try setStreamVolume(change, command, from: requester, context: &context)
+        case .setPlaybackRate(let absolute, let relative):
+            try setPlaybackRate(absolute: absolute, relative: relative, command, from: requester, context: &context)
+        case .editTracksInfo(let edit): try editTracksInfo(edit, command, from: requester, context: &context)
+        case .editAudioTracks(let language): try editAudioTracks(language: language, command, from: requester, context: &context)
+        case .queueInsert(let insert): try queueInsert(insert, command, from: requester, context: &context)
+        case .queueUpdate(let update): try queueUpdate(update, command, from: requester, context: &context)
+        case .queueRemove(let itemIds, let currentItemId, let currentTime):
+            try queueRemove(itemIds, currentItemId: currentItemId, currentTime: currentTime, command, from: requester,
+                            context: &context)
+        case .queueReorder(let reorder): try queueReorder(reorder, command, from: requester, context: &context)
+        case .queueJump(let offset): try queueJump(by: offset, command, from: requester, context: &context)
+        case .queueShuffle: try queueShuffle(command, from: requester, context: &context)
+        case .queueGetItemIds: try queueGetItemIds(command, from: requester, context: &context)
+        case .queueGetItems(let itemIds): try queueGetItems(itemIds, command, from: requester, context: &context)
+        case .queueGetItemRange(let itemId, let nextCount, let prevCount):
+            try queueGetItemRange(itemId: itemId, nextCount: nextCount, prevCount: prevCount, command, from: requester,
+                                  context: &context)
+        }
+    }
+
+    // MARK: Sessions and phases
+
+    /// The session a command addresses: the current one, when `mediaSessionId` is absent
+    /// or names it.
+    func addressedSession(_ command: MediaCommand) throws(RequestRejection) -> MediaSession {
+        guard let session = phase.session else { throw .invalidPlayerState("no media session") }
+        if let requested = command.mediaSessionId, requested != session.mediaSessionId {
+            throw .invalidRequest(.invalidMediaSessionId,
+                                  "mediaSessionId \(requested) is not the current session \(session.mediaSessionId)")
+        }
+        return session
+    }
+
+    /// A session that is playing, paused or buffering, not still loading its item.
+    func controllableSession(_ command: MediaCommand) throws(RequestRejection) -> MediaSession {
+        let session = try addressedSession(command)
+        if let load = phase.load { throw .invalidPlayerState("item \(load.itemId) is still loading") }
+        return session
+    }
+
+    /// Moves the player to `next`, raising playerStateChanged when the phase changes.
+    mutating func enter(_ next: PlayerPhase, context: inout AppContext) {
+        let from = phase.name
+        let mediaSessionId = next.session?.mediaSessionId ?? phase.session?.mediaSessionId
+        phase = next
+        if from != next.name, let mediaSessionId {
+            context.raise(.playerStateChanged(mediaSessionId: mediaSessionId, from: from, to: next.name))
+        }
+    }
+
+    /// Sets the active tracks, raising the event when they change.
+    func setActiveTracks(_ trackIds: [Int], in session: inout MediaSession, context: inout AppContext) {
+        guard trackIds != session.activeTrackIds else { return }
+        session.activeTrackIds = trackIds
+        context.raise(.activeTracksChanged(mediaSessionId: session.mediaSessionId, trackIds: trackIds))
+    }
+
+    // MARK: Time
+
+    package func nextDeadline(now: SimTime) -> SimTime? { nextEvent(now: now)?.time }
+
+    // MARK: Operator inputs
+
+    package mutating func apply(_ input: AppInput, context: inout AppContext) {
+        switch input {
+        case .buffer(let seconds):
+            startBuffering(for: seconds, context: &context)
+        case .playerError(let code):
+            guard let session = phase.session else { return }
+            context.log(.info, nil, "player error\(code.map { " \($0)" } ?? "") ends media session \(session.mediaSessionId)")
+            endSession(reason: .error, answering: nil, context: &context)
+        case .remote(let key):
+            guard let session = phase.session, phase.load == nil else { return }
+            switch key {
+            case .play:
+                enter(.playing(session, .init(position: phase.currentTime(at: context.now), since: context.now)), context: &context)
+                broadcastStatus(answering: nil, context: &context)
+            case .pause:
+                enter(.paused(session, position: phase.currentTime(at: context.now)), context: &context)
+                broadcastStatus(answering: nil, context: &context)
+            case .stop:
+                endSession(reason: .cancelled, answering: nil, context: &context)
+            }
+        }
+    }
+
+    /// The app is going away: its session ends without a status (senders get CLOSE), and
+    /// a pending load's requester gets LOAD_CANCELLED.
+    package mutating func stop(context: inout AppContext) {
+        guard let session = phase.session else { return }
+        if let load = phase.load { cancel(load, context: &context) }
+        enter(.idle, context: &context)
+        if session.hasStarted {
+            context.raise(.mediaSessionEnded(mediaSessionId: session.mediaSessionId, reason: .interrupted))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import CastWire
+
+/// A media session as inspection sees it at one instant: what a sender would learn from a
+/// full MEDIA_STATUS, and what the player is doing underneath.
+public struct MediaSnapshot: Sendable, Equatable {
+    public var mediaSessionId: Int
+    public var phase: PlayerPhaseName
+    /// As senders see it: IDLE while loading.
+    public var playerState: PlayerState
+    /// The playhead at the snapshot's time.
+    public var currentTime: Double
+    public var playbackRate: Double
+    public var queue: MediaQueue
+    public var currentItemId: Int
+    public var loadingItemId: Int?
+    public var preloadedItemId: Int?
+    public var activeTrackIds: [Int]
+    public var streamVolume: Volume
+    public var customData: JSONValue?
+    public var credentials: String?
+    public var credentialsType: String?
+    /// While BUFFERING: when playback resumes.
+    public var bufferingUntil: SimTime?
+    public var liveSeekableRange: ClosedRange<Double>?
+    public var supportedMediaCommands: MediaCommands
+
+    public var items: [QueueItem] { queue.items }
+    public var currentItem: QueueItem? { queue.item(currentItemId) }
+    public var repeatMode: RepeatMode { queue.repeatMode }
+    public var textTrackStyle: JSONValue? { currentItem?.media.textTrackStyle }
+}
+
+extension MediaReceiver {
+    package func snapshot(at now: SimTime) -> MediaSnapshot? {
+        guard let session = phase.session else { return nil }
+        var bufferingUntil: SimTime?
+        if case .buffering(_, let stall) = phase { bufferingUntil = stall.until }
+        return MediaSnapshot(
+            mediaSessionId: session.mediaSessionId, phase: phase.name, playerState: phase.playerState,
+            currentTime: phase.currentTime(at: now), playbackRate: session.playbackRate, queue: session.queue,
+            currentItemId: session.currentItemId, loadingItemId: phase.load?.itemId, preloadedItemId: session.preloadedItemId,
+            activeTrackIds: session.activeTrackIds, streamVolume: session.streamVolume, customData: session.customData,
+            credentials: session.credentials, credentialsType: session.credentialsType, bufferingUntil: bufferingUntil,
+            liveSeekableRange: session.liveSeekableRange(at: now).map { $0.start...$0.end },
+            supportedMediaCommands: supportedMediaCommands(session))
+    }
+}

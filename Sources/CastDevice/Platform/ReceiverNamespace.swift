@@ -1,0 +1,106 @@
+import CastWire
+
+// urn:x-cast:com.google.cast.receiver (§5): the platform endpoint `receiver-0`.
+
+extension SimulatedDevice {
+    mutating func handleReceiverNamespace(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
+        let header: RequestHeader
+        switch RequestHeader.read(payload) {
+        case .success(let read):
+            header = read
+        case .failure(let malformed):
+            let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: malformed.requestId ?? 0)
+            rejectReceiverRequest(malformed.rejection, type: nil, to: requester)
+            return
+        }
+        // Open Screen answers INVALID_COMMAND when a request has no requestId.
+        guard let requestId = header.requestId else {
+            let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: 0)
+            rejectReceiverRequest(.invalidRequest(.invalidCommand, "\(header.type) without an integer requestId"),
+                                  type: header.type, to: requester)
+            return
+        }
+        let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: requestId)
+        do {
+            switch try ReceiverRequest(header) {
+            case .getStatus:
+                replyReceiver(receiverStatusMessage(requestId: requestId), to: requester)
+            case .launch(let appId):
+                try handleLaunch(appId, requester)
+            case .stop(let sessionId):
+                try handleStop(sessionId, requester)
+            case .setVolume(let change):
+                setVolume(change.applied(to: volume))
+                broadcastReceiverStatus(answering: requester)
+            case .getAppAvailability(let appIds):
+                var availability: [String: JSONValue] = [:]
+                for appId in appIds {
+                    availability[appId] = configuration.app(withId: appId) != nil ? "APP_AVAILABLE" : "APP_UNAVAILABLE"
+                }
+                replyReceiver(JSONPayload([
+                    "type": "GET_APP_AVAILABILITY", "responseType": "GET_APP_AVAILABILITY",
+                    "requestId": .number(Double(requestId)), "availability": .object(availability),
+                ]), to: requester)
+            }
+        } catch {
+            rejectReceiverRequest(error, type: header.type, to: requester)
+        }
+    }
+
+    private mutating func replyReceiver(_ payload: JSONPayload, to requester: Requester) {
+        reply(payload, to: requester, from: CastEndpoint.platformReceiver, namespace: CastNamespace.receiver)
+    }
+
+    private mutating func rejectReceiverRequest(_ rejection: RequestRejection, type: String?, to requester: Requester) {
+        log(.info, requester.connection, rejection.logLine(namespace: "receiver", type: type))
+        replyReceiver(rejection.payload(requestId: requester.requestId), to: requester)
+    }
+
+    private mutating func handleLaunch(_ appId: String, _ requester: Requester) throws(RequestRejection) {
+        guard let definition = configuration.app(withId: appId) else {
+            throw RequestRejection(reply: .launchError(.notFound, appId: appId), detail: "LAUNCH of unknown app \(appId)")
+        }
+        guard registry.runs(definition.behaviour) else {
+            throw RequestRejection(reply: .launchError(.systemError, appId: appId),
+                                   detail: "LAUNCH of \(appId): no app of behaviour \(definition.behaviour) is registered")
+        }
+        // Chrome waits for LAUNCH_STATUS; other senders log it as unhandled.
+        replyReceiver(JSONPayload(["type": "LAUNCH_STATUS", "launchRequestId": .number(Double(requester.requestId)),
+                                   "status": "USER_ALLOWED"]), to: requester)
+        if runningApp?.definition.appId == appId {
+            // Already running: the same session, answered so the sender does not hang.
+            replyReceiver(receiverStatusMessage(requestId: requester.requestId), to: requester)
+            return
+        }
+        launch(definition)
+        // The requestId-tagged status must already list the app with its transportId and
+        // namespaces: pychromecast CONNECTs from it before firing its launch callback.
+        broadcastReceiverStatus(answering: requester)
+    }
+
+    private mutating func handleStop(_ sessionId: String?, _ requester: Requester) throws(RequestRejection) {
+        if let sessionId, sessionId != runningApp?.sessionId {
+            throw .invalidRequest(.invalidSessionId, "STOP of unknown session \"\(sessionId)\"")
+        }
+        // STOP without a session id leaves an idle screen running; with its id, it stops it.
+        if let running = runningApp, !running.app.isIdleScreen || sessionId != nil {
+            stopRunningApp()
+            returnToIdleScreen()
+        }
+        broadcastReceiverStatus(answering: requester)
+    }
+
+    /// Sets the device volume, raising the event when it changes.
+    mutating func setVolume(_ new: Volume) {
+        guard new != volume else { return }
+        volume = new
+        raise(.volumeChanged(new))
+    }
+
+    /// Puts the TV into or out of standby, raising the event when it changes.
+    mutating func setStandby(_ standby: Bool) {
+        guard standby != isStandBy else { return }
+        isStandBy = standby
+        raise(.standbyChanged(standby))
+    }
+}

@@ -1,0 +1,51 @@
+import CastWire
+
+/// An app instance: one launch of an app definition, with its session and transport ids,
+/// and the app itself.
+package struct RunningApp: Sendable {
+    package let definition: CastAppDefinition
+    /// Modern devices use the same UUID for both (§5.6).
+    package let sessionId: String
+    package let transportId: String
+    package var app: any CastApp
+
+    package var instance: AppInstance {
+        AppInstance(appId: definition.appId, displayName: definition.displayName, sessionId: sessionId,
+                    transportId: transportId, isIdleScreen: app.isIdleScreen)
+    }
+}
+
+extension SimulatedDevice {
+    /// Starts `definition` in place of whatever runs.
+    mutating func launch(_ definition: CastAppDefinition) {
+        stopRunningApp()
+        let id = ids.uuidString()
+        let launch = AppLaunch(definition: definition, sessionId: id, transportId: id, configuration: configuration, now: now)
+        guard let app = registry.launch(launch) else {
+            log(.warning, nil, "app \(definition.appId) not launched: no app of behaviour \(definition.behaviour) is registered")
+            return
+        }
+        let running = RunningApp(definition: definition, sessionId: id, transportId: id, app: app)
+        runningApp = running
+        log(.info, nil, "app \(definition.appId) (\(definition.displayName)) launched, session \(id)")
+        raise(.appLaunched(running.instance))
+    }
+
+    /// Stops the running app: it ends what it has running, its senders' virtual connections
+    /// get CLOSE. Does not broadcast RECEIVER_STATUS; the caller does, with its requestId.
+    mutating func stopRunningApp() {
+        guard let running = runningApp else { return }
+        withRunningApp { app, context in app.stop(context: &context) }
+        closeVirtualConnections(to: running.transportId)
+        runningApp = nil
+        log(.info, nil, "app \(running.definition.appId) (\(running.definition.displayName)) stopped")
+        raise(.appStopped(running.instance))
+    }
+
+    /// When nothing runs, a video device returns to its idle screen.
+    mutating func returnToIdleScreen() {
+        if runningApp == nil, let idle = configuration.idleScreenAppId.flatMap(configuration.app(withId:)) {
+            launch(idle)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CastWire
+
+/// What every JSON request shares: its `type`, its `requestId`, and the rest to read.
+package struct RequestHeader: Sendable {
+    package let type: String
+    /// nil when the sender sent none (or not an integer).
+    package let requestId: Int?
+    /// The whole payload; a JSON null in it reads as absent.
+    package let body: JSONReader
+
+    /// Reads the header of a request, or the rejection a malformed payload gets. The
+    /// requestId is read even from a payload with no usable type, so the error reply
+    /// carries it (`{"requestId":801,"type":7}` is answered with requestId 801).
+    package static func read(_ payload: JSONValue?) -> Result<RequestHeader, MalformedRequest> {
+        guard let payload else { return .failure(MalformedRequest(requestId: nil, problem: "the payload is not JSON")) }
+        guard case .object(let fields) = payload else {
+            return .failure(MalformedRequest(requestId: nil, problem: "the payload is \(payload.typeName), not an object"))
+        }
+        let requestId = fields["requestId"]?.intValue
+        guard let type = fields["type"]?.stringValue else {
+            let problem: LogMessage = fields["type"].map { "type is \($0.typeName), not a string" } ?? "no type"
+            return .failure(MalformedRequest(requestId: requestId, problem: problem))
+        }
+        return .success(RequestHeader(type: type, requestId: requestId, body: JSONReader(payload, nullIsAbsent: true)))
+    }
+
+    /// The id to answer with: the request's, or 0 when it has none.
+    package var answerId: Int { requestId ?? 0 }
+}
+
+/// A payload that is not a request at all: INVALID_REQUEST / INVALID_COMMAND.
+package struct MalformedRequest: Error, Sendable {
+    package let requestId: Int?
+    package let problem: LogMessage
+
+    package var rejection: RequestRejection { .invalidRequest(.invalidCommand, problem) }
+}
+
+/// The sender endpoint a request came from, so that answers, at once or later (a load
+/// that completes, LOAD_FAILED, LOAD_CANCELLED), go back to it.
+package struct Requester: Sendable, Equatable {
+    package let connection: ConnectionID
+    package let senderId: String
+    package let requestId: Int
+
+    package init(connection: ConnectionID, senderId: String, requestId: Int) {
+        self.connection = connection
+        self.senderId = senderId
+        self.requestId = requestId
+    }
+}

@@ -1,0 +1,58 @@
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A port castsim could not listen on, and why, in words a person can act on:
+/// `port 8008 on 127.0.0.1 (the HTTP port) is already in use`.
+public struct ListenError: Error, Sendable, CustomStringConvertible {
+    public enum Listener: String, Sendable, CaseIterable {
+        case cast = "the Cast port"
+        case http = "the HTTP port"
+        case https = "the HTTPS port"
+    }
+
+    public enum Reason: Sendable, Equatable {
+        case inUse
+        /// The address is not one of this machine's (EADDRNOTAVAIL).
+        case notLocal
+        /// Ports below 1024 need privileges (EACCES).
+        case denied
+        case other(String)
+    }
+
+    public let listener: Listener
+    public let host: String
+    public let port: Int
+    public let reason: Reason
+
+    init(listener: Listener, host: String, port: Int, error: any Error) {
+        self.listener = listener
+        self.host = host
+        self.port = port
+        switch (error as? IOError)?.errnoCode {
+        case EADDRINUSE?: reason = .inUse
+        case EADDRNOTAVAIL?: reason = .notLocal
+        case EACCES?: reason = .denied
+        default: reason = .other("\(error)")
+        }
+    }
+
+    /// The sentence, naming the listener as the caller knows it (a command-line flag, say).
+    public func description(naming name: String) -> String {
+        let subject = "port \(port) on \(host) (\(name))"
+        switch reason {
+        case .inUse: return "\(subject) is already in use"
+        case .notLocal: return "\(subject): \(host) is not an address of this machine"
+        case .denied: return "\(subject): permission denied (ports below 1024 need privileges)"
+        case .other(let text): return "\(subject): cannot listen: \(text)"
+        }
+    }
+
+    public var description: String { description(naming: listener.rawValue) }
+}

@@ -1,0 +1,130 @@
+import CastDevice
+import CastScenario
+import CastSimulator
+import CastSimulatorTesting
+import CastWire
+import Foundation
+import NIOCore
+import Testing
+
+/// The runtime's own code (framing, connection handling, queues, the scenario session) on
+/// back-to-back embedded channels with the manual clock: what does not need real TLS.
+@Suite("The runtime on embedded channels")
+struct EmbeddedRuntimeTests {
+    @Test("Two connections both receive a broadcast caused by one of them")
+    func broadcastsReachBoth() {
+        let device = EmbeddedCastSimulator()
+        let first = device.connectSender()
+        let second = device.connectSender()
+        first.connect()
+        second.connect()
+        first.send(to: "receiver-0", CastNamespace.receiver, ["type": "SET_VOLUME", "volume": ["level": 0.4], "requestId": 7])
+        for sender in [first, second] {
+            let status = sender.received.last { $0.type == "RECEIVER_STATUS" && $0.requestId == 7 }
+            #expect(status?.isBroadcast == true)
+            #expect(status?.json["status"]?["volume"]?["level"] == 0.4)
+        }
+    }
+
+    /// Sends `bad` on one connection and checks that it alone is closed.
+    private func expectOnlyOffenderClosed(_ bad: ByteBuffer, thenClose: Bool = false) {
+        let device = EmbeddedCastSimulator()
+        let bystander = device.connectSender()
+        bystander.connect()
+        let offender = device.connectSender()
+        offender.connect()
+        #expect(device.snapshot.connections.count == 2)
+        offender.sendRaw(bad)
+        // The peer goes away mid-frame: the device must drop it without harm.
+        if thenClose { offender.close() }
+        #expect(offender.isClosed)
+        // The device forgot the offender; the bystander carries on.
+        #expect(device.snapshot.connections.count == 1)
+        #expect(bystander.request(CastNamespace.receiver, to: "receiver-0", ["type": "GET_STATUS"])?.type == "RECEIVER_STATUS")
+    }
+
+    @Test("A declared length over 64 KiB closes only that connection")
+    func oversizedLength() {
+        var frame = ByteBuffer()
+        frame.writeInteger(UInt32(70_000), endianness: .big)
+        frame.writeBytes([UInt8](repeating: 0, count: 16))
+        expectOnlyOffenderClosed(frame)
+    }
+
+    @Test("A body that is not a CastMessage closes only that connection")
+    func garbageBody() {
+        var frame = ByteBuffer()
+        frame.writeInteger(UInt32(20), endianness: .big)
+        frame.writeBytes([UInt8](repeating: 0xEE, count: 20))
+        expectOnlyOffenderClosed(frame)
+    }
+
+    @Test("A connection that ends inside a frame closes only that connection")
+    func truncatedFrame() {
+        var frame = ByteBuffer()
+        frame.writeInteger(UInt32(400), endianness: .big)
+        frame.writeBytes([UInt8](repeating: 0x08, count: 10))
+        expectOnlyOffenderClosed(frame, thenClose: true)
+    }
+
+    @Test("A silent connection is closed after the idle timeout; device PINGs arrive meanwhile")
+    func idleTimeout() {
+        let device = EmbeddedCastSimulator { $0.heartbeatInterval = 5; $0.idleTimeout = 60 }
+        let sender = device.connectSender()
+        sender.connect()
+        device.advanceClock(by: 5)
+        let ping = sender.takeNew().first { $0.envelope.namespace == CastNamespace.heartbeat }
+        #expect(ping?.type == "PING" && ping?.envelope.sourceId == "Tr@n$p0rt-0" && ping?.envelope.destinationId == "Tr@n$p0rt-0")
+        // Say nothing more: the device gives up on us at 60 s, not a moment before.
+        device.advanceClock(by: 54.9)
+        #expect(!sender.isClosed)
+        device.advanceClock(by: 0.1)
+        #expect(sender.isClosed)
+        #expect(device.snapshot.connections.isEmpty)
+        #expect(sender.received.filter { $0.type == "PING" }.count == 11)
+    }
+
+    static let scenario = """
+    {"name": "embedded", "clock": {"mode": "manual"},
+     "device": {"name": "Embedded TV", "idleTimeout": "0s"},
+     "media": {"http://media.test/*": {"duration": "10m", "contentType": "video/mp4"}},
+     "timeline": [{"after": {"event": "sessionStarted", "delay": "1m"}, "remote": "pause"}],
+     "expectations": [{"name": "loads", "message": {"type": "LOAD"}, "within": "5m"}]}
+    """
+
+    @Test("A scenario in-process: drive a sender, advance the manual clock, inspect state, messages and the report")
+    func scenario() throws {
+        let device = EmbeddedCastSimulator(scenario: try Scenario.parse(Data(Self.scenario.utf8)))
+        let sender = device.connectSender()
+        let transportId = try #require(sender.launch())
+        let loaded = sender.request(CastNamespace.media, to: transportId, ["type": "LOAD", "media": ["contentId": "http://media.test/a.mp4"]])
+        #expect(loaded?.json["status"]?.arrayValue?.first?["media"]?["duration"] == 600)
+
+        // Nothing moves until the test says so: then the scripted pause comes, 60 s in.
+        device.advanceClock(by: 59)
+        #expect(device.snapshot.media?.playerState == .playing)
+        device.advanceClock(by: 1)
+        let paused = sender.takeNew().last { $0.json["status"]?.arrayValue?.first?["playerState"] == "PAUSED" }
+        #expect(paused?.json["status"]?.arrayValue?.first?["currentTime"] == 60)
+        #expect(device.snapshot.media?.currentTime == 60)
+
+        let types = device.receivedMessages.compactMap { $0.payload?["type"]?.stringValue }
+        #expect(types.contains("LOAD"))
+        let report = device.report
+        #expect(report.passed && report.stepsFired == 1 && report.expectations.first?.decidedAt == 0)
+    }
+
+    @Test("Faults at the socket: a frame no sender accepts, and the sender's decoder closes", arguments: RawFrame.allCases)
+    func socketFaults(kind: RawFrame) throws {
+        let device = EmbeddedCastSimulator(scenario: try Scenario.parse(Data("""
+        {"name": "faults", "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+         "timeline": [{"after": {"event": "GET_STATUS"}, "sendFrame": {"kind": "\(kind.rawValue)"}}]}
+        """.utf8)))
+        let sender = device.connectSender()
+        sender.connect()
+        sender.send(to: "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 1])
+        // The sender's own decoder refuses the frame and closes: what a sender should do.
+        #expect(sender.isClosed)
+        #expect(device.snapshot.connections.isEmpty)
+    }
+}
