@@ -38,45 +38,48 @@ extension Scenario {
     }
 }
 
-/// Turns the JSON of a scenario into a ``Scenario``, reporting problems to the reader.
-///
-/// The keys each object may have are written here once; a test checks that the JSON
-/// Schema (`scenarios/scenario.schema.json`) lists the same ones.
-struct ScenarioParser {
-    let reader: ScenarioReader
-
-    static let topKeys: Set<String> = ["name", "description", "device", "clock", "media", "timeline", "rules", "expectations"]
-    static let deviceKeys: Set<String> = [
+/// The keys each object of a scenario file may have, written once: the parser reads with
+/// them, and a test checks that the JSON Schema lists the same.
+package enum ScenarioKeys {
+    package static let top: Set<String> = ["name", "description", "device", "clock", "media", "timeline", "rules", "expectations"]
+    package static let device: Set<String> = [
         "name", "model", "manufacturer", "uuid", "capabilities", "volume", "apps", "heartbeatInterval", "idleTimeout",
         "defaultMediaDuration", "playbackRateRange", "liveWindow", "isolateRequestIds",
     ]
-    static let capabilityKeys: Set<String> = ["video", "audio"]
-    static let volumeKeys: Set<String> = ["level", "muted"]
-    static let appKeys: Set<String> = ["appId", "displayName", "namespaces", "behaviour"]
-    static let clockKeys: Set<String> = ["mode", "speed"]
-    static let mediaKeys: Set<String> = ["duration", "streamType", "contentType", "tracks", "metadata", "load"]
-    static let loadKeys: Set<String> = ["delay", "buffering", "fail", "neverAnswers"]
-    static let bufferingKeys: Set<String> = ["at", "for"]
-    static let failKeys: Set<String> = ["detailedErrorCode", "reason"]
-    static let actionKeys = [
+    package static let capability: Set<String> = ["video", "audio"]
+    package static let volume: Set<String> = ["level", "muted"]
+    package static let app: Set<String> = ["appId", "displayName", "namespaces", "behaviour"]
+    package static let clock: Set<String> = ["mode", "speed"]
+    package static let media: Set<String> = ["duration", "streamType", "contentType", "tracks", "metadata", "load"]
+    package static let load: Set<String> = ["delay", "buffering", "fail", "neverAnswers"]
+    package static let buffering: Set<String> = ["at", "for"]
+    package static let fail: Set<String> = ["detailedErrorCode", "reason"]
+    package static let actions = [
         "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "remote", "closeConnection",
         "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance",
     ]
-    static let stepKeys = Set(actionKeys + ["at", "after", "name"])
-    static let afterKeys: Set<String> = ["event", "delay", "occurrence"]
-    static let emitKeys: Set<String> = ["namespace", "from", "to", "payload"]
-    static let playerErrorKeys: Set<String> = ["detailedErrorCode"]
-    static let closeConnectionKeys: Set<String> = ["which", "mode"]
-    static let delayRepliesKeys: Set<String> = ["by", "for"]
-    static let sendFrameKeys: Set<String> = ["kind", "which"]
-    static let ruleKeys: Set<String> = ["name", "match", "action", "reply", "delay", "times"]
-    static let expectationKeys: Set<String> = ["name", "message", "sequence", "never", "within"]
-    static let patternKeys: Set<String> = ["namespace", "type", "from", "to", "fields"]
+    package static let step = Set(actions + ["at", "after", "name"])
+    package static let after: Set<String> = ["event", "delay", "occurrence"]
+    package static let emit: Set<String> = ["namespace", "from", "to", "payload"]
+    package static let playerError: Set<String> = ["detailedErrorCode"]
+    package static let closeConnection: Set<String> = ["which", "mode"]
+    package static let delayReplies: Set<String> = ["by", "for"]
+    package static let sendFrame: Set<String> = ["kind", "which"]
+    package static let rule: Set<String> = ["name", "match", "action", "reply", "delay", "times"]
+    package static let expectation: Set<String> = ["name", "message", "sequence", "never", "within"]
+    package static let pattern: Set<String> = ["namespace", "type", "from", "to", "fields"]
     /// The app behaviours a file may name: the built-in apps.
-    static var behaviourNames: [String] { AppRegistry.builtIn.behaviours.map(\.rawValue) }
+    package static var behaviours: [String] { AppRegistry.builtIn.behaviours.map(\.rawValue) }
+    /// The `after` events that are not message types.
+    package static var events: [String] { ScenarioEvent.named.keys.sorted() }
+}
+
+/// Turns the JSON of a scenario into a ``Scenario``, reporting problems to the reader.
+struct ScenarioParser {
+    let reader: ScenarioReader
 
     func scenario(_ root: JSONReader) -> Scenario? {
-        guard reader.members(root, allowed: Self.topKeys) != nil else { return nil }
+        guard reader.members(root, allowed: ScenarioKeys.top) != nil else { return nil }
         let name = reader.read { try root.required("name", "the scenario's name").string(nonEmpty: true) }
         let description = reader.read(root["description"]) { try $0.string() }
         var device = device(root["device"] ?? JSONReader([:], at: JSONPath.root.appending("device")))
@@ -111,10 +114,10 @@ struct ScenarioParser {
     // MARK: device
 
     private func device(_ value: JSONReader) -> DeviceConfiguration? {
-        guard reader.members(value, allowed: Self.deviceKeys) != nil else { return nil }
+        guard reader.members(value, allowed: ScenarioKeys.device) != nil else { return nil }
         var video = true
         var audio = true
-        if let capabilities = value["capabilities"], reader.members(capabilities, allowed: Self.capabilityKeys) != nil {
+        if let capabilities = value["capabilities"], reader.members(capabilities, allowed: ScenarioKeys.capability) != nil {
             video = reader.read(capabilities["video"]) { try $0.bool() } ?? true
             audio = reader.read(capabilities["audio"]) { try $0.bool() } ?? true
         }
@@ -133,7 +136,7 @@ struct ScenarioParser {
         identity.modelName = reader.read(value["model"]) { try $0.string(nonEmpty: true) } ?? identity.modelName
         identity.manufacturer = reader.read(value["manufacturer"]) { try $0.string(nonEmpty: true) } ?? identity.manufacturer
         var configuration = DeviceConfiguration(identity: identity)
-        if let volume = value["volume"], reader.members(volume, allowed: Self.volumeKeys) != nil {
+        if let volume = value["volume"], reader.members(volume, allowed: ScenarioKeys.volume) != nil {
             configuration.initialVolume = reader.read(volume["level"]) { try $0.double(in: 0...1) } ?? 1
             configuration.initiallyMuted = reader.read(volume["muted"]) { try $0.bool() } ?? false
         }
@@ -171,10 +174,10 @@ struct ScenarioParser {
     }
 
     private func app(_ value: JSONReader) -> CastAppDefinition? {
-        guard reader.members(value, allowed: Self.appKeys) != nil else { return nil }
+        guard reader.members(value, allowed: ScenarioKeys.app) != nil else { return nil }
         let appId = reader.read { try value.required("appId", "the app id, e.g. \"CC1AD845\"").string(nonEmpty: true) }
         let behaviour = reader.read {
-            AppBehaviour(rawValue: try (value["behaviour"] ?? JSONReader("custom")).oneOf(Self.behaviourNames))
+            AppBehaviour(rawValue: try (value["behaviour"] ?? JSONReader("custom")).oneOf(ScenarioKeys.behaviours))
         }
         var namespaces: [String] = []
         for element in elements(value["namespaces"], { $0 }) {
@@ -194,7 +197,7 @@ struct ScenarioParser {
     // MARK: clock
 
     private func clock(_ value: JSONReader) -> Scenario.ClockSetting? {
-        guard reader.members(value, allowed: Self.clockKeys) != nil else { return nil }
+        guard reader.members(value, allowed: ScenarioKeys.clock) != nil else { return nil }
         switch reader.read({ try (value["mode"] ?? JSONReader("real")).oneOf(["real", "scaled", "manual"]) }) {
         case "scaled":
             return reader.read { try value.required("speed", "how many times faster than real time").double(in: 0.001...1_000_000) }
@@ -214,7 +217,7 @@ struct ScenarioParser {
         guard let members = reader.read({ try value.object() }) else { return MediaCatalog() }
         var catalog = MediaCatalog()
         for key in members.keys.sorted() {
-            guard let entry = value[key], reader.members(entry, allowed: Self.mediaKeys) != nil else { continue }
+            guard let entry = value[key], reader.members(entry, allowed: ScenarioKeys.media) != nil else { continue }
             var behaviour = MediaLoadBehaviour()
             behaviour.duration = reader.read(entry["duration"]) { try $0.duration(allowZero: false) }
             if let type = reader.read(entry["streamType"], { try $0.oneOf(MediaInformation.StreamType.self) }) {
@@ -228,15 +231,15 @@ struct ScenarioParser {
             if let metadata = entry["metadata"], reader.read({ try metadata.object() }) != nil {
                 behaviour.metadata = metadata.value
             }
-            if let load = entry["load"], reader.members(load, allowed: Self.loadKeys) != nil {
+            if let load = entry["load"], reader.members(load, allowed: ScenarioKeys.load) != nil {
                 behaviour.loadDelay = reader.read(load["delay"]) { try $0.duration() } ?? 0
                 for phase in elements(load["buffering"], { $0 }) {
-                    guard reader.members(phase, allowed: Self.bufferingKeys) != nil else { continue }
+                    guard reader.members(phase, allowed: ScenarioKeys.buffering) != nil else { continue }
                     let at = reader.read { try phase.required("at", "the media position, e.g. \"10s\"").duration() }
                     let length = reader.read { try phase.required("for", "how long, e.g. \"3s\"").duration(allowZero: false) }
                     if let at, let length { behaviour.bufferingPhases.append(.init(position: at, duration: length)) }
                 }
-                if let fail = load["fail"], reader.members(fail, allowed: Self.failKeys) != nil {
+                if let fail = load["fail"], reader.members(fail, allowed: ScenarioKeys.fail) != nil {
                     let code = reader.read { try (fail["detailedErrorCode"] ?? JSONReader(905)).int(minimum: 0) }
                     let reason = reader.read(fail["reason"]) { try $0.string(nonEmpty: true) }
                     behaviour.outcome = .fail(detailedErrorCode: code ?? 905, reason: reason)
@@ -254,7 +257,7 @@ struct ScenarioParser {
     // MARK: timeline
 
     private func step(_ value: JSONReader) -> TimelineStep? {
-        guard let members = reader.members(value, allowed: Self.stepKeys) else { return nil }
+        guard let members = reader.members(value, allowed: ScenarioKeys.step) else { return nil }
         var trigger: TimelineStep.Trigger?
         switch (value["at"], value["after"]) {
         case (let at?, nil):
@@ -266,10 +269,10 @@ struct ScenarioParser {
         case (_?, _?):
             reader.fail(value, "has both \"at\" and \"after\"; a step fires at a time or after an event, not both")
         }
-        let present = Self.actionKeys.filter { members[$0] != nil }
+        let present = ScenarioKeys.actions.filter { members[$0] != nil }
         guard present.count == 1, let key = present.first, let member = value[key] else {
             reader.fail(value, present.isEmpty
-                ? "no action; expected one of \(Self.actionKeys.joined(separator: ", "))"
+                ? "no action; expected one of \(ScenarioKeys.actions.joined(separator: ", "))"
                 : "has \(present.count) actions (\(present.joined(separator: ", "))); one step does one thing")
             return nil
         }
@@ -278,7 +281,7 @@ struct ScenarioParser {
     }
 
     private func after(_ value: JSONReader) -> TimelineStep.Trigger? {
-        guard reader.members(value, allowed: Self.afterKeys) != nil else { return nil }
+        guard reader.members(value, allowed: ScenarioKeys.after) != nil else { return nil }
         let delay = reader.read { try (value["delay"] ?? JSONReader("0s")).duration() } ?? 0
         let occurrence = reader.read { try (value["occurrence"] ?? JSONReader(1)).int(minimum: 1) } ?? 1
         guard let event = value["event"] ?? reader.read({ try value.required("event", "an event such as \"LOAD\" or \"connected\"") }),
@@ -302,7 +305,7 @@ struct ScenarioParser {
     private func action(_ key: String, _ value: JSONReader) -> TimelineStep.Action? {
         switch key {
         case "emit":
-            guard reader.members(value, allowed: Self.emitKeys) != nil else { return nil }
+            guard reader.members(value, allowed: ScenarioKeys.emit) != nil else { return nil }
             let namespace = reader.read { try value.required("namespace", "a namespace").string(nonEmpty: true) }
             let payload = reader.read { try value.required("payload", "the JSON object to send") }
             if let payload, payload.value["type"]?.stringValue == nil {
@@ -314,7 +317,7 @@ struct ScenarioParser {
             return .emit(namespace: MessagePattern.namespaceAliases[namespace] ?? namespace,
                          source: source == "app" ? nil : source, to: to, payload: payload.value)
         case "volume":
-            guard reader.members(value, allowed: Self.volumeKeys) != nil else { return nil }
+            guard reader.members(value, allowed: ScenarioKeys.volume) != nil else { return nil }
             let level = reader.read(value["level"]) { try $0.double(in: 0...1) }
             let muted = reader.read(value["muted"]) { try $0.bool() }
             if value["level"] == nil, value["muted"] == nil { reader.fail(value, "expected level and/or muted") }
@@ -322,7 +325,7 @@ struct ScenarioParser {
         case "buffering":
             return reader.read { try value.duration(allowZero: false) }.map { .device(.buffer(seconds: $0)) }
         case "playerError":
-            guard reader.members(value, allowed: Self.playerErrorKeys) != nil else { return nil }
+            guard reader.members(value, allowed: ScenarioKeys.playerError) != nil else { return nil }
             return .device(.playerError(detailedErrorCode: reader.read(value["detailedErrorCode"]) { try $0.int() }))
         case "stopApp":
             guard reader.read({ try value.bool() }) == true else {
@@ -337,7 +340,7 @@ struct ScenarioParser {
         case "remote":
             return reader.read { try value.oneOf(OperatorInput.RemoteKey.self) }.map { .device(.remote($0)) }
         case "closeConnection":
-            guard reader.members(value, allowed: Self.closeConnectionKeys) != nil else { return nil }
+            guard reader.members(value, allowed: ScenarioKeys.closeConnection) != nil else { return nil }
             let which = selector(value["which"], default: .all)
             let mode = reader.read { try (value["mode"] ?? JSONReader("clean")).oneOf(["clean", "reset"]) }
             guard let which, let mode else { return nil }
@@ -347,13 +350,13 @@ struct ScenarioParser {
         case "unresponsive":
             return reader.read { try value.duration(allowZero: false) }.map { .unresponsive(seconds: $0) }
         case "delayReplies":
-            guard reader.members(value, allowed: Self.delayRepliesKeys) != nil else { return nil }
+            guard reader.members(value, allowed: ScenarioKeys.delayReplies) != nil else { return nil }
             let by = reader.read { try value.required("by", "the delay, e.g. \"2s\"").duration(allowZero: false) }
             let length = reader.read { try value.required("for", "how long, e.g. \"30s\"").duration(allowZero: false) }
             guard let by, let length else { return nil }
             return .delayReplies(by: by, seconds: length)
         case "sendFrame":
-            guard reader.members(value, allowed: Self.sendFrameKeys) != nil else { return nil }
+            guard reader.members(value, allowed: ScenarioKeys.sendFrame) != nil else { return nil }
             let kind = reader.read { try value.required("kind", "\"malformed\" or \"oversized\"").oneOf(RawFrame.self) }
             let which = selector(value["which"], default: .last)
             guard let kind, let which else { return nil }
@@ -368,7 +371,7 @@ struct ScenarioParser {
     // MARK: rules and expectations
 
     private func rule(_ value: JSONReader) -> Rule? {
-        guard reader.members(value, allowed: Self.ruleKeys) != nil else { return nil }
+        guard reader.members(value, allowed: ScenarioKeys.rule) != nil else { return nil }
         let pattern = reader.read { try value.required("match", "a message pattern") }.flatMap(pattern)
         let times = reader.read(value["times"]) { try $0.int(minimum: 1) }
         let name = reader.read(value["name"]) { try $0.string(nonEmpty: true) } ?? value.path.description
@@ -398,7 +401,7 @@ struct ScenarioParser {
     }
 
     private func expectation(_ value: JSONReader) -> Expectation? {
-        guard let members = reader.members(value, allowed: Self.expectationKeys) else { return nil }
+        guard let members = reader.members(value, allowed: ScenarioKeys.expectation) else { return nil }
         let name = reader.read { try value.required("name", "a name for the report").string(nonEmpty: true) }
         let within = reader.read(value["within"]) { try $0.duration(allowZero: false) }
         let kinds = ["message", "sequence", "never"].filter { members[$0] != nil }
@@ -423,7 +426,7 @@ struct ScenarioParser {
     // MARK: patterns
 
     private func pattern(_ value: JSONReader) -> MessagePattern? {
-        guard reader.members(value, allowed: Self.patternKeys) != nil else { return nil }
+        guard reader.members(value, allowed: ScenarioKeys.pattern) != nil else { return nil }
         var pattern = MessagePattern()
         if let member = value["namespace"], let namespace = reader.read({ try member.string(nonEmpty: true) }) {
             pattern.namespace = MessagePattern.namespaceAliases[namespace] ?? namespace

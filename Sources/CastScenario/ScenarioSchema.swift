@@ -31,7 +31,7 @@ public enum ScenarioSchema {
       "type": "string",
       "pattern": "^([0-9]+(\\.[0-9]+)?h)?([0-9]+(\\.[0-9]+)?m)?([0-9]+(\\.[0-9]+)?s)?([0-9]+(\\.[0-9]+)?ms)?$",
       "minLength": 2,
-      "description": "Like \"250ms\", \"5s\", \"1h30m\"."
+      "description": "Like \"250ms\", \"5s\", \"1h30m\"; at most 87600h (ten years)."
     },
     "namespace": {
       "type": "string",

@@ -112,7 +112,9 @@ public final class CastSimulator: Sendable {
         try? await group.shutdownGracefully()
     }
 
-    /// Moves a manual clock forward; returns false for real or scaled clocks.
+    /// Moves a manual clock forward; returns false for real or scaled clocks, and for a
+    /// number of seconds that is no duration castsim takes (negative, not finite, over
+    /// ``ScenarioDuration/maximum``).
     @discardableResult
     public func advanceClock(by seconds: Double) async -> Bool {
         let runner = self.runner

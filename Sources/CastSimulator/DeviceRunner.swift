@@ -89,9 +89,14 @@ package final class DeviceRunner {
         apply(session.receive(envelope, on: id, now: now))
     }
 
-    /// Moves a manual clock forward and lets the device catch up.
+    /// Moves a manual clock forward and lets the device catch up. False for a clock that
+    /// is not manual, and for a span that is no duration castsim takes.
     package func advanceClock(by seconds: Double) -> Bool {
         loop.preconditionInEventLoop()
+        if let problem = ScenarioDuration.problem(with: seconds) {
+            logger.warning("clock not advanced by \(NumberText.format(seconds)) s: \(problem)")
+            return false
+        }
         guard clock.advance(by: seconds) else { return false }
         apply(session.advance(to: now))
         return true

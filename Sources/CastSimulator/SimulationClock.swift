@@ -54,7 +54,7 @@ struct SimulationClock {
 
     /// Moves a manual clock forward. Ignored for real and scaled clocks.
     mutating func advance(by seconds: Double) -> Bool {
-        guard case .manual = mode, seconds >= 0 else { return false }
+        guard case .manual = mode, seconds.isFinite, seconds >= 0 else { return false }
         manualNow = manualNow + seconds
         return true
     }

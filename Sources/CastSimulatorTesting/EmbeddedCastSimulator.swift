@@ -120,10 +120,13 @@ public final class EmbeddedCastSimulator {
 
     // MARK: The device
 
-    /// Moves the manual clock forward; everything due on the way happens, in order.
-    public func advanceClock(by seconds: Double) {
-        _ = runner.advanceClock(by: seconds)
+    /// Moves the manual clock forward; everything due on the way happens, in order. False
+    /// for a span that is no duration castsim takes (negative, not finite, over ten years).
+    @discardableResult
+    public func advanceClock(by seconds: Double) -> Bool {
+        let moved = runner.advanceClock(by: seconds)
         pump()
+        return moved
     }
 
     /// Something happens to the device from outside the protocol (the remote, the TV...).

@@ -134,6 +134,9 @@ extension JSONValue {
     /// Written by hand rather than with JSONEncoder: every status the device sends goes
     /// through here, and this is several times faster.
     public func jsonText() -> String {
+        #if DEBUG
+        JSONValue.encodingCounter?.count()
+        #endif
         var output = ""
         output.reserveCapacity(256)
         write(to: &output)
@@ -197,3 +200,32 @@ extension JSONValue {
         output += "\""
     }
 }
+
+#if DEBUG
+extension JSONValue {
+    /// Counts the JSON texts written in the current task, so a test can check that a
+    /// message is encoded once (debug builds only).
+    @TaskLocal package static var encodingCounter: EncodingCounter?
+}
+
+/// A count that the task it is bound to bumps; read after the work is done.
+package final class EncodingCounter: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+
+    package init() {}
+
+    package func count() {
+        lock.lock()
+        value += 1
+        lock.unlock()
+    }
+
+    package var total: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+#endif

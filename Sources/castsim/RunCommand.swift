@@ -82,6 +82,9 @@ struct RunCommand: AsyncParsableCommand {
         """)
     var isolateRequestIds = false
 
+    @Option(name: .customLong("journal-limit"), help: "How many of the senders' messages castsim keeps to show (the newest); expectations and reports do not depend on it.")
+    var journalLimit: Int = 10_000
+
     @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen). Without --scenario only: a scenario sets it in its device section.")
     var audioOnly = false
 
@@ -90,15 +93,33 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--uuid \"\(uuid)\": expected 32 hex digits, with or without dashes")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): expected a port number 0-65535") }
-        guard heartbeatInterval >= 0, heartbeatInterval.isFinite else { throw ValidationError("--heartbeat-interval must be >= 0") }
-        guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be >= 0") }
-        guard defaultDuration > 0, defaultDuration.isFinite else { throw ValidationError("--default-duration must be > 0") }
-        if let timeout, ScenarioDuration.parse(timeout) == nil {
-            throw ValidationError("--timeout \"\(timeout)\": expected a duration like \"90s\" or \"2m\"")
+        try Self.checkSeconds(heartbeatInterval, "--heartbeat-interval", allowZero: true)
+        try Self.checkSeconds(idleTimeout, "--idle-timeout", allowZero: true)
+        try Self.checkSeconds(defaultDuration, "--default-duration", allowZero: false)
+        if let timeout, case .failure(let error) = ScenarioDuration.read(timeout) {
+            throw ValidationError("--timeout \(error)")
         }
         if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be > 0") }
+        if let speed, speed > Self.maximumSpeed {
+            throw ValidationError("--speed \(NumberText.format(speed)): at most \(NumberText.format(Self.maximumSpeed)) times real time")
+        }
+        guard journalLimit >= 0 else { throw ValidationError("--journal-limit must be >= 0") }
         if speed != nil, manualClock { throw ValidationError("--speed and --manual-clock exclude each other") }
         if exitWhenDone, scenario == nil { throw ValidationError("--exit-when-done needs --scenario") }
+    }
+
+    /// The fastest clock castsim runs, as scenario files allow.
+    static let maximumSpeed = 1_000_000.0
+
+    /// A flag given in seconds: finite, not negative (nor zero unless `allowZero`), and no
+    /// longer than the longest duration castsim takes.
+    static func checkSeconds(_ value: Double, _ flag: String, allowZero: Bool) throws {
+        guard value.isFinite, allowZero ? value >= 0 : value > 0 else {
+            throw ValidationError("\(flag) must be \(allowZero ? ">= 0" : "> 0")")
+        }
+        if let problem = ScenarioDuration.problem(with: value) {
+            throw ValidationError("\(flag) \(NumberText.format(value)): \(problem)")
+        }
     }
 
     func run() async throws {
@@ -120,7 +141,19 @@ struct RunCommand: AsyncParsableCommand {
         if manualClock { configuration.clock = .manual }
         let identity = configuration.device.identity
 
-        let simulator = try await CastSimulator.start(configuration)
+        configuration.journalLimit = journalLimit
+        let simulator: CastSimulator
+        do {
+            simulator = try await CastSimulator.start(configuration)
+        } catch let error as ListenError {
+            // Name the flag that sets the port: that is what the person at the terminal changes.
+            let flag = switch error.listener {
+            case .cast: "--port"
+            case .http: "--http-port"
+            case .https: "--https-port"
+            }
+            throw StartFailure(description: error.description(naming: flag))
+        }
         // Written straight to the file descriptor: scripts wait for this line, and a
         // buffered stdout would hold it back when it is a pipe.
         FileHandle.standardOutput.write(Data((simulator.readyLine + "\n").utf8))
@@ -272,4 +305,9 @@ final class FirstOutcome: @unchecked Sendable {
         lock.unlock()
         waiting?.resume(returning: outcome)
     }
+}
+
+/// castsim could not start; said in one line.
+struct StartFailure: Error, CustomStringConvertible {
+    let description: String
 }

@@ -1,4 +1,5 @@
 import CastScenario
+import CastWire
 import CastSimulator
 import Foundation
 import Logging
@@ -16,8 +17,11 @@ enum StandardInputControl {
                 guard let command = words.first else { continue }
                 switch (command, words.count) {
                 case ("advance", 2):
-                    guard let seconds = ScenarioDuration.parse(words[1]) else {
-                        logger.warning("control: \"\(words[1])\" is not a duration like 10s")
+                    let seconds: Double
+                    switch ScenarioDuration.read(words[1]) {
+                    case .success(let value): seconds = value
+                    case .failure(let error):
+                        logger.warning("control: advance \(error); nothing advanced")
                         continue
                     }
                     let done = DispatchSemaphore(value: 0)
@@ -37,7 +41,7 @@ enum StandardInputControl {
                     }
                     done.wait()
                 default:
-                    logger.warning("control: unknown command \"\(line)\"; expected \"advance DURATION\" or \"report\"")
+                    logger.warning("control: unknown command \"\(LogText.escape(line, limit: 200))\"; expected \"advance DURATION\" or \"report\"")
                 }
             }
         }

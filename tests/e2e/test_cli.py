@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -148,7 +149,8 @@ def test_run_help_documents_every_option(castsim_bin: Path) -> None:
     assert result.returncode == 0
     for option in ["--name", "--model", "--uuid", "--host", "--port", "--http-port", "--https-port", "--log-level",
                    "--heartbeat-interval", "--idle-timeout", "--default-duration", "--audio-only", "--isolate-request-ids",
-                   "--scenario", "--exit-when-done", "--timeout", "--report", "--junit", "--speed", "--manual-clock"]:
+                   "--scenario", "--exit-when-done", "--timeout", "--report", "--junit", "--speed", "--manual-clock",
+                   "--journal-limit"]:
         assert option in result.stdout, f"{option} missing from castsim run --help"
 
 
@@ -158,3 +160,65 @@ def test_bad_arguments_are_refused_with_a_reason(castsim_bin: Path) -> None:
     assert "--uuid \"1234\": expected 32 hex digits, with or without dashes" in result.stderr
     result = run(castsim_bin, "run", "--scenario", str(SCENARIOS / "does-not-exist.json"))
     assert result.returncode != 0 and "cannot read the file" in result.stderr
+
+
+def test_console_refuses_a_duration_out_of_range_and_carries_on(castsim_bin: Path, tmp_path: Path) -> None:
+    """`advance 100000000000000000000000s` used to crash castsim (a Double overflowing an Int)."""
+    scenario = tmp_path / "manual.json"
+    scenario.write_text(json.dumps({
+        "name": "manual", "clock": {"mode": "manual"},
+        "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+        "timeline": [{"at": "10s", "standby": True}],
+    }))
+    proc = subprocess.Popen(
+        [str(castsim_bin), "run", "--scenario", str(scenario), "--host", "127.0.0.1", "--port", "0",
+         "--http-port", "off", "--https-port", "off", "--exit-when-done", "--timeout", "30s",
+         "--report", str(tmp_path / "report.json")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
+        assert proc.stdout.readline().startswith("castsim ready cast=127.0.0.1:")
+        proc.stdin.write("advance 100000000000000000000000s\nadvance -5s\nadvance \x1b[2Jsoon\n")
+        proc.stdin.flush()
+        time.sleep(0.5)
+        assert proc.poll() is None, "castsim must survive a duration out of range"
+        proc.stdin.write("advance 10s\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=15) == 0
+        stderr = proc.stderr.read()
+        assert 'advance "100000000000000000000000s" is longer than 87600h (ten years), the longest castsim takes' in stderr
+        assert 'advance "-5s" is not a duration' in stderr
+        assert "\x1b" not in stderr, "console input is escaped before it reaches the log"
+        report = json.loads((tmp_path / "report.json").read_text())
+        assert report["duration"] == 10
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_flags_out_of_range_are_refused(castsim_bin: Path) -> None:
+    for args, message in [
+        (["--idle-timeout", "1e30"], "--idle-timeout 1e+30: longer than 87600h (ten years)"),
+        (["--heartbeat-interval", "nan"], "--heartbeat-interval must be >= 0"),
+        (["--timeout", "100000000000000000000000s", "--exit-when-done", "--scenario", str(SCENARIOS / "plain-movie.json")],
+         '--timeout "100000000000000000000000s" is longer than 87600h'),
+        (["--speed", "1e300"], "--speed 1e+300: at most 1000000 times real time"),
+        (["--journal-limit", "-1"], "--journal-limit must be >= 0"),
+    ]:
+        result = run(castsim_bin, "run", *args)
+        assert result.returncode != 0, args
+        assert message in result.stderr, (args, result.stderr)
+
+
+def test_a_port_in_use_is_named_with_its_flag(castsim_bin: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for flag in ["--port", "--http-port", "--https-port"]:
+            ports = {"--port": "0", "--http-port": "0", "--https-port": "0", flag: str(port)}
+            result = run(castsim_bin, "run", "--host", "127.0.0.1", *[x for pair in ports.items() for x in pair])
+            assert result.returncode == 1
+            assert f"port {port} on 127.0.0.1 ({flag}) is already in use" in result.stderr
+            assert "errno" not in result.stderr and "bind(descriptor" not in result.stderr

@@ -63,6 +63,14 @@ public struct AppInstance: Sendable, Equatable {
     public var sessionId: String
     public var transportId: String
     public var isIdleScreen: Bool
+
+    public init(appId: String, displayName: String, sessionId: String, transportId: String, isIdleScreen: Bool) {
+        self.appId = appId
+        self.displayName = displayName
+        self.sessionId = sessionId
+        self.transportId = transportId
+        self.isIdleScreen = isIdleScreen
+    }
 }
 
 /// The player's phase, as events and snapshots name it. While loading, senders see

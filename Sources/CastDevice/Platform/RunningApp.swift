@@ -27,7 +27,8 @@ extension SimulatedDevice {
         }
         let running = RunningApp(definition: definition, sessionId: id, transportId: id, app: app)
         runningApp = running
-        log(.info, nil, "app \(definition.appId) (\(definition.displayName)) launched, session \(id)")
+        // An idle screen coming back is routine; an app a sender launched is news.
+        log(app.isIdleScreen ? .debug : .info, nil, "app \(definition.appId) (\(definition.displayName)) launched, session \(id)")
         raise(.appLaunched(running.instance))
     }
 
@@ -38,7 +39,7 @@ extension SimulatedDevice {
         withRunningApp { app, context in app.stop(context: &context) }
         closeVirtualConnections(to: running.transportId)
         runningApp = nil
-        log(.info, nil, "app \(running.definition.appId) (\(running.definition.displayName)) stopped")
+        log(running.app.isIdleScreen ? .debug : .info, nil, "app \(running.definition.appId) (\(running.definition.displayName)) stopped")
         raise(.appStopped(running.instance))
     }
 

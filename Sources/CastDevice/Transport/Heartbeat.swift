@@ -67,10 +67,12 @@ extension SimulatedDevice {
     /// The first beat after `now` on the grid `due + k × interval`: missed beats are
     /// skipped, not sent in a burst, and a clock moved ahead by a year costs one division,
     /// not a loop over every beat.
-    static func nextBeat(after due: SimTime, interval: Double, now: SimTime) -> SimTime {
+    package static func nextBeat(after due: SimTime, interval: Double, now: SimTime) -> SimTime {
         let missed = ((now - due) / interval).rounded(.down)
         var next = due + (missed + 1) * interval
-        if next <= now { next = next + interval }  // rounding at the edge of a beat
+        // At the edge of a beat the division can round either way: a beat that falls on
+        // `now` (give or take rounding) is the one being sent now, not the next.
+        if next - now <= interval * 1e-9 { next = next + interval }
         return next
     }
 
