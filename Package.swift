@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "castsim-benchmarks",
             dependencies: [
-                "CastDevice", "CastWire", "CastSimulator",
+                "CastDevice", "CastWire", "CastScenario", "CastSimulator", "CastSimulatorTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/CastsimBenchmarks"

@@ -3,7 +3,9 @@
 // Timings vary with the machine; compare runs on the same one.
 
 import CastDevice
+import CastScenario
 import CastSimulator
+import CastSimulatorTesting
 import CastWire
 import Foundation
 import Logging
@@ -13,7 +15,13 @@ func emit(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// `castsim-benchmarks WORD` runs only the lines whose name contains WORD.
+let selection = CommandLine.arguments.dropFirst().first
+
+func selected(_ name: String) -> Bool { selection.map { name.contains($0) } ?? true }
+
 func measure(_ name: String, unit: String, count: Int, _ body: () throws -> Void) rethrows {
+    guard selected(name) else { return }
     let start = ContinuousClock.now
     try body()
     let elapsed = ContinuousClock.now - start
@@ -55,6 +63,8 @@ func launched(senders: Int) -> (SimulatedDevice, String) {
 }
 
 emit("castsim benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+
+// Lines that need no set-up name themselves in `measure`; the others check `selected` first.
 
 // 1. Requests through the device core: PAUSE / PLAY alternating, one sender.
 do {
@@ -111,6 +121,41 @@ do {
     emit("    (\(outputs) outputs: item changes and PINGs over a simulated week)")
 }
 
+// 3b. GET_STATUS on the media namespace: a full MEDIA_STATUS, unicast.
+do {
+    var (device, transport) = launched(senders: 1)
+    let items = JSONValue.array((1...10).map { ["media": ["contentId": .string("song-\($0).mp3"), "duration": 180,
+                                                          "metadata": ["metadataType": 3, "title": .string("Song \($0)")]]] })
+    _ = device.receive(envelope("sender-0", transport, CastNamespace.media, ["type": "QUEUE_LOAD", "requestId": 2, "items": items]),
+                       on: ConnectionID(1), now: .zero)
+    let status = envelope("sender-0", transport, CastNamespace.media, ["type": "GET_STATUS", "requestId": 3])
+    let count = 20_000
+    measure("core: media GET_STATUS (10-item queue, full status)", unit: "req", count: count) {
+        for index in 0..<count {
+            _ = device.receive(status, on: ConnectionID(1), now: SimTime(seconds: Double(index) * 0.001))
+        }
+    }
+}
+
+// 3c. A scenario with a $regex rule: every message is matched against it.
+do {
+    let scenario = try! Scenario.parse(Data("""
+    {"name": "bench", "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+     "rules": [{"match": {"fields": {"media.contentId": {"$regex": "^http://cdn[0-9]+\\\\.example\\\\.com/"}}}, "action": "drop"}]}
+    """.utf8))
+    var session = ScenarioSession(scenario: scenario)
+    _ = session.connectionOpened(ConnectionID(1), now: .zero)
+    _ = session.receive(envelope("sender-0", "receiver-0", CastNamespace.connection, ["type": "CONNECT"]), on: ConnectionID(1), now: .zero)
+    let load = envelope("sender-0", "receiver-0", CastNamespace.receiver,
+                        ["type": "GET_STATUS", "requestId": 1, "media": ["contentId": "http://cdn7.example.net/movie.mp4"]])
+    let count = 50_000
+    measure("scenario: messages against a $regex rule (GET_STATUS)", unit: "msg", count: count) {
+        for index in 0..<count {
+            _ = session.receive(load, on: ConnectionID(1), now: SimTime(seconds: Double(index) * 0.001))
+        }
+    }
+}
+
 // 4. Frame encoding: a MEDIA_STATUS-sized message.
 do {
     let message = envelope("transport", "*", CastNamespace.media, [
@@ -123,8 +168,49 @@ do {
     }
 }
 
+// 4b. The runtime on embedded channels: PING → PONG through framing, the connection
+// handler, the scenario session and back, no sockets.
+if selected("runtime (embedded): PING round trips") {
+    let simulator = EmbeddedCastSimulator { $0.heartbeatInterval = nil; $0.idleTimeout = nil }
+    let sender = simulator.connectSender()
+    let ping = try! CastFraming.frame(envelope("sender-0", "receiver-0", CastNamespace.heartbeat, ["type": "PING"]))
+    let count = 50_000
+    measure("runtime (embedded): PING round trips", unit: "msg", count: count) {
+        for _ in 0..<count {
+            sender.sendRaw(ping)
+            sender.discardReceived()
+        }
+    }
+    simulator.stop()
+}
+
+// 4c. Memory: a million messages from 10 senders, then every connection closed. What the
+// device keeps is bounded (the journal keeps the newest 10,000), so it goes back down.
+if selected("memory") {
+    func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return -1 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    let before = residentKiB()
+    let simulator = EmbeddedCastSimulator { $0.heartbeatInterval = nil; $0.idleTimeout = nil }
+    let senders = (0..<10).map { _ in simulator.connectSender() }
+    for sender in senders { sender.connect() }
+    let ping = try! CastFraming.frame(envelope("sender-0", "receiver-0", CastNamespace.heartbeat, ["type": "PING"]))
+    for round in 0..<100_000 {
+        for sender in senders { sender.sendRaw(ping) }
+        if round % 100 == 0 { for sender in senders { sender.discardReceived() } }
+    }
+    let during = residentKiB()
+    for sender in senders { sender.close() }
+    simulator.stop()
+    let after = residentKiB()
+    emit("memory: 1,000,000 PINGs from 10 senders, then all closed".padding(toLength: 60, withPad: " ", startingAt: 0)
+         + "  RSS \(before / 1024) MB before, \(during / 1024) MB with them open, \(after / 1024) MB after")
+}
+
 // 5. Start-up: keys, certificates, ports; then stop.
-do {
+if selected("runtime: start") {
     var logger = Logger(label: "bench")
     logger.logLevel = .critical
     var configuration = SimulatorConfiguration(device: DeviceConfiguration(identity: try! DeviceIdentity(uuid: "0123456789abcdef0123456789abcdef")), logger: logger)

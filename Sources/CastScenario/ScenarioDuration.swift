@@ -2,14 +2,14 @@ import CastWire
 
 /// Durations as scenario files, the console and the command line write them: "250ms",
 /// "5s", "1h30m", "1.5s".
-public enum ScenarioDuration {
+package enum ScenarioDuration {
     /// The longest duration castsim takes anywhere: ten years of simulated time. Longer
     /// ones are refused with a message rather than carried into clock arithmetic.
-    public static let maximum: Double = 87_600 * 3600
+    package static let maximum: Double = 87_600 * 3600
 
     /// Seconds for a duration string, or nil when it is not one. The value may still be
     /// out of range: see ``problem(with:)``.
-    public static func parse(_ text: String) -> Double? {
+    package static func parse(_ text: String) -> Double? {
         var total = 0.0
         var rest = Substring(text)
         guard !rest.isEmpty else { return nil }
@@ -29,14 +29,14 @@ public enum ScenarioDuration {
     }
 
     /// Why `seconds` is no duration castsim takes, or nil when it is one.
-    public static func problem(with seconds: Double) -> String? {
+    package static func problem(with seconds: Double) -> String? {
         guard seconds.isFinite, seconds >= 0 else { return "not a duration" }
         guard seconds <= maximum else { return "longer than \(format(maximum)) (ten years), the longest castsim takes" }
         return nil
     }
 
     /// Parses `text` and checks its range: the seconds, or what is wrong with it.
-    public static func read(_ text: String) -> Result<Double, DurationError> {
+    package static func read(_ text: String) -> Result<Double, DurationError> {
         guard let seconds = parse(text) else { return .failure(DurationError(text: text, problem: "not a duration like \"90s\" or \"2m\"")) }
         if let problem = problem(with: seconds) { return .failure(DurationError(text: text, problem: problem)) }
         return .success(seconds)
@@ -47,14 +47,14 @@ public enum ScenarioDuration {
     ]
 
     /// The shortest text for a number of seconds: 90 → "1m30s", 0.25 → "250ms".
-    public static func format(_ seconds: Double) -> String { DurationText.format(seconds) }
+    package static func format(_ seconds: Double) -> String { DurationText.format(seconds) }
 }
 
 /// A duration castsim does not take, and why.
-public struct DurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var text: String
-    public var problem: String
-    public var description: String { "\"\(LogText.escape(text, limit: 64))\" is \(problem)" }
+package struct DurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var text: String
+    package var problem: String
+    package var description: String { "\"\(LogText.escape(text, limit: 64))\" is \(problem)" }
 }
 
 extension JSONReader {

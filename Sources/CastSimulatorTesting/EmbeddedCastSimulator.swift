@@ -180,6 +180,12 @@ public final class EmbeddedCastSender {
     func deliver(_ envelope: CastEnvelope) { received.append(SenderMessage(envelope)) }
     func closed() { isClosed = true }
 
+    /// Forgets what was received so far (a long run that does not need it).
+    public func discardReceived() {
+        received.removeAll()
+        unread = 0
+    }
+
     /// The messages received since the last call (or since the sender connected).
     @discardableResult
     public func takeNew() -> [SenderMessage] {

@@ -3,28 +3,28 @@
 ///
 /// Kept as components and written out only when a message needs it, so a key that
 /// contains ": " or "." can never be mistaken for a separator.
-public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
-    public enum Component: Sendable, Hashable {
+package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
+    package enum Component: Sendable, Hashable {
         case key(String)
         case index(Int)
     }
 
-    public private(set) var components: [Component]
+    package private(set) var components: [Component]
 
-    public init(_ components: [Component] = []) { self.components = components }
+    package init(_ components: [Component] = []) { self.components = components }
 
     /// The document itself.
-    public static let root = JSONPath()
+    package static let root = JSONPath()
 
-    public var isRoot: Bool { components.isEmpty }
+    package var isRoot: Bool { components.isEmpty }
 
-    public func appending(_ key: String) -> JSONPath {
+    package func appending(_ key: String) -> JSONPath {
         var path = self
         path.components.append(.key(key))
         return path
     }
 
-    public func appending(_ index: Int) -> JSONPath {
+    package func appending(_ index: Int) -> JSONPath {
         var path = self
         path.components.append(.index(index))
         return path
@@ -32,7 +32,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Dotted keys where a key is a plain identifier, `["..."]` (JSON-escaped) where it is
     /// not, `[n]` for array elements; the root is the empty string.
-    public var description: String {
+    package var description: String {
         var text = ""
         for component in components {
             switch component {

@@ -1,15 +1,15 @@
 /// A problem found while reading a JSON document, and where it is.
-public struct JSONReadError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: JSONPath
-    public var message: String
+package struct JSONReadError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var path: JSONPath
+    package var message: String
 
-    public init(path: JSONPath, message: String) {
+    package init(path: JSONPath, message: String) {
         self.path = path
         self.message = message
     }
 
     /// `media.tracks[2].trackId: expected an integer, got "2"`.
-    public var description: String { path.isRoot ? message : "\(path): \(message)" }
+    package var description: String { path.isRoot ? message : "\(path): \(message)" }
 }
 
 /// Reads typed values out of a JSON document and knows where it is while doing so, so
@@ -19,14 +19,14 @@ public struct JSONReadError: Error, Sendable, Equatable, CustomStringConvertible
 /// and the scenario parser reads files with it. Requests stop at the first problem (a
 /// sender gets one error reply); the scenario parser catches each error and goes on, so a
 /// file's every problem is listed at once.
-public struct JSONReader: Sendable {
-    public let value: JSONValue
-    public let path: JSONPath
+package struct JSONReader: Sendable {
+    package let value: JSONValue
+    package let path: JSONPath
     /// In sender payloads a JSON null reads as absent: pychromecast sends
     /// `"sessionId": null`, go-chromecast `"customData": null`. Scenario files are strict.
-    public let nullIsAbsent: Bool
+    package let nullIsAbsent: Bool
 
-    public init(_ value: JSONValue, at path: JSONPath = .root, nullIsAbsent: Bool = false) {
+    package init(_ value: JSONValue, at path: JSONPath = .root, nullIsAbsent: Bool = false) {
         self.value = value
         self.path = path
         self.nullIsAbsent = nullIsAbsent
@@ -36,14 +36,14 @@ public struct JSONReader: Sendable {
 
     /// The member `key` of an object; nil when this is not an object, when the key is
     /// absent, and (sender payloads) when it is null.
-    public subscript(key: String) -> JSONReader? {
+    package subscript(key: String) -> JSONReader? {
         guard case .object(let members) = value, let member = members[key] else { return nil }
         if nullIsAbsent, case .null = member { return nil }
         return JSONReader(member, at: path.appending(key), nullIsAbsent: nullIsAbsent)
     }
 
     /// The member `key`, which must be there.
-    public func required(_ key: String, _ what: String) throws(JSONReadError) -> JSONReader {
+    package func required(_ key: String, _ what: String) throws(JSONReadError) -> JSONReader {
         guard case .object = value else { throw expected("an object") }
         guard let member = self[key] else {
             throw JSONReadError(path: path.appending(key), message: "missing; expected \(what)")
@@ -52,18 +52,18 @@ public struct JSONReader: Sendable {
     }
 
     /// An error at this place.
-    public func error(_ message: String) -> JSONReadError {
+    package func error(_ message: String) -> JSONReadError {
         JSONReadError(path: path, message: message)
     }
 
     /// `expected <what>, got <what this is>`.
-    public func expected(_ what: String) -> JSONReadError {
+    package func expected(_ what: String) -> JSONReadError {
         error("expected \(what), got \(Self.describe(value))")
     }
 
     /// What a value is, for "got ..." in messages: strings quoted (escaped, long ones cut),
     /// scalars with their value, containers by kind.
-    public static func describe(_ value: JSONValue) -> String {
+    package static func describe(_ value: JSONValue) -> String {
         switch value {
         case .string(let text):
             let shown = text.count > 64 ? String(text.prefix(64)) + "…" : text
@@ -76,26 +76,26 @@ public struct JSONReader: Sendable {
 
     // MARK: Typed values
 
-    public func string(nonEmpty: Bool = false) throws(JSONReadError) -> String {
+    package func string(nonEmpty: Bool = false) throws(JSONReadError) -> String {
         guard case .string(let text) = value, !nonEmpty || !text.isEmpty else {
             throw expected(nonEmpty ? "a non-empty string" : "a string")
         }
         return text
     }
 
-    public func bool() throws(JSONReadError) -> Bool {
+    package func bool() throws(JSONReadError) -> Bool {
         guard case .bool(let flag) = value else { throw expected("true or false") }
         return flag
     }
 
     /// A finite number.
-    public func double() throws(JSONReadError) -> Double {
+    package func double() throws(JSONReadError) -> Double {
         guard case .number(let number) = value, number.isFinite else { throw expected("a number") }
         return number
     }
 
     /// A number within `range`.
-    public func double(in range: ClosedRange<Double>) throws(JSONReadError) -> Double {
+    package func double(in range: ClosedRange<Double>) throws(JSONReadError) -> Double {
         let number = try double()
         guard range.contains(number) else {
             throw error("expected a number from \(NumberText.format(range.lowerBound)) to \(NumberText.format(range.upperBound)), got \(NumberText.format(number))")
@@ -104,24 +104,24 @@ public struct JSONReader: Sendable {
     }
 
     /// A number with no fractional part that fits an `Int` exactly.
-    public func int() throws(JSONReadError) -> Int {
+    package func int() throws(JSONReadError) -> Int {
         guard let number = value.intValue else { throw expected("an integer") }
         return number
     }
 
-    public func int(minimum: Int) throws(JSONReadError) -> Int {
+    package func int(minimum: Int) throws(JSONReadError) -> Int {
         let number = try int()
         guard number >= minimum else { throw error("expected an integer >= \(minimum), got \(number)") }
         return number
     }
 
-    public func object() throws(JSONReadError) -> [String: JSONValue] {
+    package func object() throws(JSONReadError) -> [String: JSONValue] {
         guard case .object(let members) = value else { throw expected("an object") }
         return members
     }
 
     /// The elements, each with its own path.
-    public func array() throws(JSONReadError) -> [JSONReader] {
+    package func array() throws(JSONReadError) -> [JSONReader] {
         guard case .array(let elements) = value else { throw expected("an array") }
         var readers: [JSONReader] = []
         readers.reserveCapacity(elements.count)
@@ -131,7 +131,7 @@ public struct JSONReader: Sendable {
         return readers
     }
 
-    public func intArray() throws(JSONReadError) -> [Int] {
+    package func intArray() throws(JSONReadError) -> [Int] {
         guard case .array(let elements) = value else { throw expected("an array of integers") }
         var numbers: [Int] = []
         numbers.reserveCapacity(elements.count)
@@ -145,7 +145,7 @@ public struct JSONReader: Sendable {
     }
 
     /// One of a fixed set of strings, by raw value.
-    public func oneOf<Choice: RawRepresentable & CaseIterable>(_: Choice.Type) throws(JSONReadError) -> Choice
+    package func oneOf<Choice: RawRepresentable & CaseIterable>(_: Choice.Type) throws(JSONReadError) -> Choice
     where Choice.RawValue == String {
         let text = try oneOf(Choice.allCases.map(\.rawValue))
         return Choice.allCases.first { $0.rawValue == text }!
@@ -153,7 +153,7 @@ public struct JSONReader: Sendable {
 
     /// One of `choices`.
     @discardableResult
-    public func oneOf(_ choices: [String]) throws(JSONReadError) -> String {
+    package func oneOf(_ choices: [String]) throws(JSONReadError) -> String {
         guard case .string(let text) = value, choices.contains(text) else {
             throw expected("one of \(choices.map { JSONValue.string($0).jsonText() }.joined(separator: ", "))")
         }
@@ -163,35 +163,35 @@ public struct JSONReader: Sendable {
     // MARK: Optional members
 
     /// Reads the member `key` with `read` when it is there (and, in sender payloads, not null).
-    public func optional<T, E: Error>(_ key: String, _ read: (JSONReader) throws(E) -> T) throws(E) -> T? {
+    package func optional<T, E: Error>(_ key: String, _ read: (JSONReader) throws(E) -> T) throws(E) -> T? {
         guard let member = self[key] else { return nil }
         return try read(member)
     }
 
-    public func optionalString(_ key: String) throws(JSONReadError) -> String? {
+    package func optionalString(_ key: String) throws(JSONReadError) -> String? {
         try optional(key) { reader throws(JSONReadError) in try reader.string() }
     }
 
-    public func optionalInt(_ key: String) throws(JSONReadError) -> Int? {
+    package func optionalInt(_ key: String) throws(JSONReadError) -> Int? {
         try optional(key) { reader throws(JSONReadError) in try reader.int() }
     }
 
-    public func optionalDouble(_ key: String) throws(JSONReadError) -> Double? {
+    package func optionalDouble(_ key: String) throws(JSONReadError) -> Double? {
         try optional(key) { reader throws(JSONReadError) in try reader.double() }
     }
 
-    public func optionalBool(_ key: String) throws(JSONReadError) -> Bool? {
+    package func optionalBool(_ key: String) throws(JSONReadError) -> Bool? {
         try optional(key) { reader throws(JSONReadError) in try reader.bool() }
     }
 
-    public func optionalObject(_ key: String) throws(JSONReadError) -> JSONReader? {
+    package func optionalObject(_ key: String) throws(JSONReadError) -> JSONReader? {
         try optional(key) { reader throws(JSONReadError) in
             _ = try reader.object()
             return reader
         }
     }
 
-    public func optionalIntArray(_ key: String) throws(JSONReadError) -> [Int]? {
+    package func optionalIntArray(_ key: String) throws(JSONReadError) -> [Int]? {
         try optional(key) { reader throws(JSONReadError) in try reader.intArray() }
     }
 }

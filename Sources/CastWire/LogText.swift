@@ -2,10 +2,10 @@
 ///
 /// A namespace, an endpoint id or a payload is whatever a sender chose to send: a newline
 /// in it would forge log lines, an escape byte would drive the operator's terminal.
-public enum LogText {
+package enum LogText {
     /// `text` with control characters (C0, DEL, C1), line and paragraph separators, bidi
     /// overrides and backslashes escaped, and cut after `limit` characters when one is given.
-    public static func escape(_ text: String, limit: Int? = nil) -> String {
+    package static func escape(_ text: String, limit: Int? = nil) -> String {
         let tooLong = limit.map { text.utf8.count > $0 } ?? false
         if !tooLong, !text.unicodeScalars.contains(where: needsEscape) { return text }
         var output = ""
@@ -43,27 +43,27 @@ public enum LogText {
 /// A log line in which everything interpolated is escaped with ``LogText/escape(_:limit:)``
 /// (and cut after 300 characters), while the literal text is kept: the core writes its log
 /// lines as these, so no sender-supplied string reaches a log unescaped.
-public struct LogMessage: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringInterpolation {
-    public private(set) var description: String
+package struct LogMessage: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    package private(set) var description: String
 
-    public init(stringLiteral value: String) { description = value }
+    package init(stringLiteral value: String) { description = value }
 
-    public init(stringInterpolation: StringInterpolation) { description = stringInterpolation.text }
+    package init(stringInterpolation: StringInterpolation) { description = stringInterpolation.text }
 
-    public struct StringInterpolation: StringInterpolationProtocol {
+    package struct StringInterpolation: StringInterpolationProtocol {
         var text = ""
 
-        public init(literalCapacity: Int, interpolationCount: Int) {
+        package init(literalCapacity: Int, interpolationCount: Int) {
             text.reserveCapacity(literalCapacity + 16 * interpolationCount)
         }
 
-        public mutating func appendLiteral(_ literal: String) { text += literal }
+        package mutating func appendLiteral(_ literal: String) { text += literal }
 
-        public mutating func appendInterpolation(_ value: some Any) {
+        package mutating func appendInterpolation(_ value: some Any) {
             text += LogText.escape(String(describing: value), limit: 300)
         }
 
         /// Another log message is already safe: kept as it is.
-        public mutating func appendInterpolation(_ message: LogMessage) { text += message.description }
+        package mutating func appendInterpolation(_ message: LogMessage) { text += message.description }
     }
 }

@@ -134,6 +134,18 @@ struct ScenarioParsingTests {
         #expect(found.contains { $0 == expected || ($0.hasPrefix(expected) && expected == "not valid JSON") }, "got \(found)")
     }
 
+    @Test("A catalog key with \": \" in it is no separator: the problem is reported at its own path")
+    func keyWithColon() {
+        let found = issues(#"{"name": "x", "media": {"http://a.test/x: y.mp4": {"tracks": [{"trackId": 1, "type": "SUBTITLE"}]}}}"#)
+        #expect(found == [#"media["http://a.test/x: y.mp4"].tracks[0].type: expected TEXT, AUDIO or VIDEO, got "SUBTITLE""#])
+        do {
+            _ = try parse(#"{"name": "x", "media": {"a: b": {"duration": "soon"}}}"#)
+        } catch {
+            #expect(error.issues.first?.path == #"media["a: b"].duration"#)
+            #expect(error.issues.first?.message == #"expected a duration like "5s" (more than 0), got "soon""#)
+        }
+    }
+
     @Test("Every problem in a file is reported at once, in file order")
     func allErrorsAtOnce() {
         let found = issues(#"""

@@ -43,29 +43,22 @@ struct EmbeddedRuntimeTests {
         #expect(bystander.request(CastNamespace.receiver, to: "receiver-0", ["type": "GET_STATUS"])?.type == "RECEIVER_STATUS")
     }
 
-    @Test("A declared length over 64 KiB closes only that connection")
-    func oversizedLength() {
+    /// A header declaring `length` bytes, then `count` bytes of `fill`.
+    private func frame(declaring length: UInt32, _ fill: UInt8, count: Int) -> ByteBuffer {
         var frame = ByteBuffer()
-        frame.writeInteger(UInt32(70_000), endianness: .big)
-        frame.writeBytes([UInt8](repeating: 0, count: 16))
-        expectOnlyOffenderClosed(frame)
+        frame.writeInteger(length, endianness: .big)
+        frame.writeBytes([UInt8](repeating: fill, count: count))
+        return frame
     }
+
+    @Test("A declared length over 64 KiB closes only that connection")
+    func oversizedLength() { expectOnlyOffenderClosed(frame(declaring: 70_000, 0, count: 16)) }
 
     @Test("A body that is not a CastMessage closes only that connection")
-    func garbageBody() {
-        var frame = ByteBuffer()
-        frame.writeInteger(UInt32(20), endianness: .big)
-        frame.writeBytes([UInt8](repeating: 0xEE, count: 20))
-        expectOnlyOffenderClosed(frame)
-    }
+    func garbageBody() { expectOnlyOffenderClosed(frame(declaring: 20, 0xEE, count: 20)) }
 
     @Test("A connection that ends inside a frame closes only that connection")
-    func truncatedFrame() {
-        var frame = ByteBuffer()
-        frame.writeInteger(UInt32(400), endianness: .big)
-        frame.writeBytes([UInt8](repeating: 0x08, count: 10))
-        expectOnlyOffenderClosed(frame, thenClose: true)
-    }
+    func truncatedFrame() { expectOnlyOffenderClosed(frame(declaring: 400, 0x08, count: 10), thenClose: true) }
 
     @Test("A silent connection is closed after the idle timeout; device PINGs arrive meanwhile")
     func idleTimeout() {

@@ -46,22 +46,29 @@ def test_schema_prints_the_shipped_schema(castsim_bin: Path) -> None:
     assert json.loads(result.stdout) == json.loads((SCENARIOS / "scenario.schema.json").read_text())
 
 
-def test_manual_clock_moves_by_stdin_commands(castsim_bin: Path, tmp_path: Path) -> None:
+def start_manual_clock(castsim_bin: Path, tmp_path: Path, step_at: str) -> subprocess.Popen:
+    """castsim on a manual clock with one timeline step, ready, its stdin open for commands."""
     scenario = tmp_path / "manual.json"
     scenario.write_text(json.dumps({
         "name": "manual",
         "clock": {"mode": "manual"},
         "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
-        "timeline": [{"at": "10m", "standby": True}],
+        "timeline": [{"at": step_at, "standby": True}],
     }))
     proc = subprocess.Popen(
         [str(castsim_bin), "run", "--scenario", str(scenario), "--host", "127.0.0.1", "--port", "0",
          "--http-port", "off", "--https-port", "off", "--exit-when-done", "--timeout", "30s",
          "--report", str(tmp_path / "report.json")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdin is not None
+    assert proc.stdout.readline().startswith("castsim ready cast=127.0.0.1:")
+    return proc
+
+
+def test_manual_clock_moves_by_stdin_commands(castsim_bin: Path, tmp_path: Path) -> None:
+    proc = start_manual_clock(castsim_bin, tmp_path, "10m")
     try:
-        assert proc.stdout is not None and proc.stdin is not None
-        assert proc.stdout.readline().startswith("castsim ready cast=127.0.0.1:")
+        assert proc.stdin is not None
         time.sleep(0.5)
         assert proc.poll() is None, "the step at 10m must wait for the clock"
         proc.stdin.write("advance 9m\n")
@@ -164,20 +171,9 @@ def test_bad_arguments_are_refused_with_a_reason(castsim_bin: Path) -> None:
 
 def test_console_refuses_a_duration_out_of_range_and_carries_on(castsim_bin: Path, tmp_path: Path) -> None:
     """`advance 100000000000000000000000s` used to crash castsim (a Double overflowing an Int)."""
-    scenario = tmp_path / "manual.json"
-    scenario.write_text(json.dumps({
-        "name": "manual", "clock": {"mode": "manual"},
-        "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
-        "timeline": [{"at": "10s", "standby": True}],
-    }))
-    proc = subprocess.Popen(
-        [str(castsim_bin), "run", "--scenario", str(scenario), "--host", "127.0.0.1", "--port", "0",
-         "--http-port", "off", "--https-port", "off", "--exit-when-done", "--timeout", "30s",
-         "--report", str(tmp_path / "report.json")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_manual_clock(castsim_bin, tmp_path, "10s")
     try:
-        assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
-        assert proc.stdout.readline().startswith("castsim ready cast=127.0.0.1:")
+        assert proc.stdin is not None and proc.stderr is not None
         proc.stdin.write("advance 100000000000000000000000s\nadvance -5s\nadvance \x1b[2Jsoon\n")
         proc.stdin.flush()
         time.sleep(0.5)

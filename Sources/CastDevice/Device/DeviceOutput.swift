@@ -2,7 +2,7 @@ import CastWire
 
 /// What the device core asks the runtime to do, and what it tells the world. Handlers never
 /// touch sockets: they return these, and the runtime writes, closes, logs and publishes.
-public enum DeviceOutput: Sendable, Equatable {
+package enum DeviceOutput: Sendable, Equatable {
     /// Write this message to each of these connections. A broadcast is one envelope
     /// (destination `*`) sent to many connections, so its payload is encoded once.
     case send(CastEnvelope, to: [ConnectionID])
@@ -16,19 +16,19 @@ public enum DeviceOutput: Sendable, Equatable {
 
 /// A log line of the core. Its text is safe to print: everything a sender supplied in it
 /// is escaped (see ``LogMessage``).
-public struct DeviceLogEvent: Sendable, Equatable, CustomStringConvertible {
-    public enum Level: String, Sendable, Equatable { case debug, info, warning }
-    public var level: Level
-    public var connection: ConnectionID?
-    public var message: String
+package struct DeviceLogEvent: Sendable, Equatable, CustomStringConvertible {
+    package enum Level: String, Sendable, Equatable { case debug, info, warning }
+    package var level: Level
+    package var connection: ConnectionID?
+    package var message: String
 
-    public init(_ level: Level, _ connection: ConnectionID?, _ message: LogMessage) {
+    package init(_ level: Level, _ connection: ConnectionID?, _ message: LogMessage) {
         self.level = level
         self.connection = connection
         self.message = message.description
     }
 
-    public var description: String {
+    package var description: String {
         if let connection { return "\(connection): \(message)" }
         return message
     }
@@ -36,18 +36,18 @@ public struct DeviceLogEvent: Sendable, Equatable, CustomStringConvertible {
 
 extension DeviceOutput {
     /// The envelope of a `.send`, for tests and inspection.
-    public var envelope: CastEnvelope? {
+    package var envelope: CastEnvelope? {
         if case .send(let envelope, _) = self { return envelope }
         return nil
     }
 
-    public var recipients: [ConnectionID] {
+    package var recipients: [ConnectionID] {
         if case .send(_, let to) = self { return to }
         return []
     }
 
     /// The event of an `.event`.
-    public var event: DeviceEvent? {
+    package var event: DeviceEvent? {
         if case .event(let event) = self { return event }
         return nil
     }

@@ -77,7 +77,7 @@ func validateActiveTracks(_ ids: [Int], against tracks: [Track], at reader: JSON
 extension MediaInformation {
     /// Checks a `tracks` array as a LOAD would (the media catalog's in-band tracks); the
     /// error names the place in `reader`'s document.
-    public static func checkTracks(_ reader: JSONReader) throws(JSONReadError) {
+    package static func checkTracks(_ reader: JSONReader) throws(JSONReadError) {
         _ = try Track.decodeList(reader)
     }
 }

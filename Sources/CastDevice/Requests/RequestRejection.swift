@@ -1,7 +1,7 @@
 import CastWire
 
 /// `reason` of an INVALID_REQUEST reply (§5.4, §6.3).
-public enum InvalidRequestReason: String, Sendable, Equatable, CaseIterable {
+package enum InvalidRequestReason: String, Sendable, Equatable, CaseIterable {
     case invalidCommand = "INVALID_COMMAND"
     case invalidParams = "INVALID_PARAMS"
     case invalidSessionId = "INVALID_SESSION_ID"
@@ -14,7 +14,7 @@ public enum InvalidRequestReason: String, Sendable, Equatable, CaseIterable {
 }
 
 /// `reason` of a LAUNCH_ERROR reply (§5.4).
-public enum LaunchErrorReason: String, Sendable, Equatable, CaseIterable {
+package enum LaunchErrorReason: String, Sendable, Equatable, CaseIterable {
     case badParameter = "BAD_PARAMETER"
     case notFound = "NOT_FOUND"
     /// The app exists but cannot start (its behaviour is not one this device runs).

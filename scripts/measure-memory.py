@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Resident memory of a castsim process, measured from outside, under a chatty sender.
+
+    scripts/measure-memory.py [--binary PATH] [--messages N] [--senders N]
+
+Starts `castsim run` on a free loopback port, opens N TLS connections, sends PINGs
+(pipelined, replies read and thrown away) until N messages have gone out, closes every
+connection, and prints the process's VmRSS at each stage. A figure, not a test: what
+castsim keeps per message must not grow with the number of messages.
+
+Standard library only (ssl, socket): the CastMessage protobuf is written by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def field(number: int, payload: bytes) -> bytes:
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def frame(source: str, destination: str, namespace: str, payload: str) -> bytes:
+    """A length-prefixed CastMessage with a STRING payload (protocol_version 0)."""
+    body = (varint(1 << 3) + varint(0) + field(2, source.encode()) + field(3, destination.encode())
+            + field(4, namespace.encode()) + varint(5 << 3) + varint(0) + field(6, payload.encode()))
+    return len(body).to_bytes(4, "big") + body
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return -1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", default=str(REPO / ".build" / "release" / "castsim"))
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--senders", type=int, default=10)
+    args = parser.parse_args()
+
+    proc = subprocess.Popen(
+        [args.binary, "run", "--host", "127.0.0.1", "--port", "0", "--http-port", "off", "--https-port", "off",
+         "--heartbeat-interval", "0", "--idle-timeout", "0", "--log-level", "warning"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        ready = proc.stdout.readline().split()
+        host, port = next(w for w in ready if w.startswith("cast=")).split("=")[1].rsplit(":", 1)
+        time.sleep(0.5)
+        start = rss_kib(proc.pid)
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        connections = [context.wrap_socket(socket.create_connection((host, int(port)))) for _ in range(args.senders)]
+        connect = frame("sender-0", "receiver-0", "urn:x-cast:com.google.cast.tp.connection", '{"type":"CONNECT"}')
+        ping = frame("sender-0", "receiver-0", "urn:x-cast:com.google.cast.tp.heartbeat", '{"type":"PING"}')
+
+        def drain(connection: ssl.SSLSocket) -> None:
+            try:
+                while connection.recv(65536):
+                    pass
+            except OSError:
+                pass
+
+        readers = [threading.Thread(target=drain, args=(c,), daemon=True) for c in connections]
+        for connection, reader in zip(connections, readers):
+            connection.sendall(connect)
+            reader.start()
+        per_sender = args.messages // args.senders
+        batch = ping * 500
+        began = time.monotonic()
+        for _ in range(per_sender // 500):
+            for connection in connections:
+                connection.sendall(batch)
+        sent = per_sender // 500 * 500 * args.senders
+        time.sleep(1)
+        loaded = rss_kib(proc.pid)
+        elapsed = time.monotonic() - began
+        for connection in connections:
+            connection.close()
+        time.sleep(2)
+        closed = rss_kib(proc.pid)
+        print(f"castsim {args.binary}")
+        print(f"  {sent:,} PINGs from {args.senders} senders in {elapsed:.1f} s ({sent / elapsed:,.0f}/s)")
+        print(f"  RSS at start {start / 1024:.1f} MB, with the messages sent {loaded / 1024:.1f} MB, "
+              f"after every connection closed {closed / 1024:.1f} MB ({(closed - start) / 1024:+.1f} MB)")
+        return 0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
