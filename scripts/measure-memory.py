@@ -61,11 +61,12 @@ def main() -> int:
     parser.add_argument("--binary", default=str(REPO / ".build" / "release" / "castsim"))
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--senders", type=int, default=10)
+    parser.add_argument("extra", nargs="*", help="more `castsim run` arguments, after --")
     args = parser.parse_args()
 
     proc = subprocess.Popen(
         [args.binary, "run", "--host", "127.0.0.1", "--port", "0", "--http-port", "off", "--https-port", "off",
-         "--heartbeat-interval", "0", "--idle-timeout", "0", "--log-level", "warning"],
+         "--heartbeat-interval", "0", "--idle-timeout", "0", "--log-level", "warning", *args.extra],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None

@@ -6,8 +6,10 @@ public struct ReceivedMessage: Sendable, Equatable {
     public var time: SimTime
     public var connection: ConnectionID
     public var envelope: CastEnvelope
-    /// The JSON payload, when it is JSON.
-    public var payload: JSONValue?
+
+    /// The JSON payload, when it is JSON. Parsed when asked: a journal of thousands of
+    /// messages keeps their text (a few dozen bytes each), not their parsed trees.
+    public var payload: JSONValue? { envelope.utf8.flatMap { try? JSONValue.parse($0) } }
 }
 
 /// The messages senders sent, newest last, bounded: past `limit` the oldest go. A device

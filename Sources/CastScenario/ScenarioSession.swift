@@ -92,9 +92,9 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     package mutating func receive(_ envelope: CastEnvelope, on connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
         catchUp(to: now)
         let payload = envelope.utf8.flatMap { try? JSONValue.parse($0) }
-        let message = ReceivedMessage(time: self.now, connection: connection, envelope: envelope, payload: payload)
+        let message = ReceivedMessage(time: self.now, connection: connection, envelope: envelope)
         journal.append(message)
-        observeExpectations(message)
+        observeExpectations(message, payload: payload)
         deliver(envelope, on: connection, payload: payload)
         if let type = payload?["type"]?.stringValue, watchedMessageTypes.contains(type) { happened(.message(type), at: self.now) }
         settle()
@@ -311,19 +311,19 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
 
     // MARK: Expectations
 
-    private mutating func observeExpectations(_ message: ReceivedMessage) {
+    private mutating func observeExpectations(_ message: ReceivedMessage, payload: JSONValue?) {
         for (index, expectation) in scenario.expectations.enumerated() where progress[index].status == .pending {
             if let within = expectation.within, message.time.seconds > within, !expectation.isNever { continue }
             switch expectation.kind {
             case .message(let pattern):
-                if pattern.matches(message.envelope, payload: message.payload) {
+                if pattern.matches(message.envelope, payload: payload) {
                     progress[index].decide(.passed, at: now, evidence: [message], reason: nil)
                 } else {
-                    progress[index].consider(message, for: pattern)
+                    progress[index].consider(message, payload: payload, for: pattern)
                 }
             case .sequence(let patterns):
                 let next = progress[index].matched.count
-                if patterns[next].matches(message.envelope, payload: message.payload) {
+                if patterns[next].matches(message.envelope, payload: payload) {
                     progress[index].matched.append(message)
                     progress[index].closest = nil
                     progress[index].closestScore = -1
@@ -331,10 +331,10 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
                         progress[index].decide(.passed, at: now, evidence: progress[index].matched, reason: nil)
                     }
                 } else {
-                    progress[index].consider(message, for: patterns[next])
+                    progress[index].consider(message, payload: payload, for: patterns[next])
                 }
             case .never(let pattern):
-                if pattern.matches(message.envelope, payload: message.payload) {
+                if pattern.matches(message.envelope, payload: payload) {
                     progress[index].decide(.failed, at: now, evidence: [message], reason: "a matching message arrived")
                 }
             }
@@ -391,8 +391,8 @@ struct ExpectationProgress: Sendable, Equatable {
     }
 
     /// Keeps `message` as the nearest miss if it meets more of `pattern` than the last one.
-    mutating func consider(_ message: ReceivedMessage, for pattern: MessagePattern) {
-        let score = pattern.score(message.envelope, payload: message.payload)
+    mutating func consider(_ message: ReceivedMessage, payload: JSONValue?, for pattern: MessagePattern) {
+        let score = pattern.score(message.envelope, payload: payload)
         if score > closestScore {
             closest = message
             closestScore = score

@@ -200,7 +200,7 @@ def test_flags_out_of_range_are_refused(castsim_bin: Path) -> None:
         (["--timeout", "100000000000000000000000s", "--exit-when-done", "--scenario", str(SCENARIOS / "plain-movie.json")],
          '--timeout "100000000000000000000000s" is longer than 87600h'),
         (["--speed", "1e300"], "--speed 1e+300: at most 1000000 times real time"),
-        (["--journal-limit", "-1"], "--journal-limit must be >= 0"),
+        (["--journal-limit=-1"], "--journal-limit must be >= 0"),
     ]:
         result = run(castsim_bin, "run", *args)
         assert result.returncode != 0, args

@@ -48,6 +48,32 @@ public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(time) \(kind)" }
 }
 
+extension DeviceEvent.Kind: CustomStringConvertible {
+    /// One line a person reads in a log: `itemChanged session 1 item 3`.
+    public var description: String {
+        switch self {
+        case .connectionOpened(let id): "connectionOpened \(id)"
+        case .connectionClosed(let id, let reason): "connectionClosed \(id) (\(reason == .idleTimeout ? "idle timeout" : "closed"))"
+        case .senderConnected(let link, let type, let userAgent):
+            "senderConnected \(link.peerId) → \(link.localId) on \(link.connection) (\(type)\(userAgent.map { ", \($0)" } ?? ""))"
+        case .senderDisconnected(let link): "senderDisconnected \(link.peerId) → \(link.localId) on \(link.connection)"
+        case .appLaunched(let app): "appLaunched \(app.appId) \(app.displayName) session \(app.sessionId)"
+        case .appStopped(let app): "appStopped \(app.appId) \(app.displayName) session \(app.sessionId)"
+        case .mediaSessionStarted(let id, let itemId): "mediaSessionStarted session \(id) item \(itemId)"
+        case .mediaSessionEnded(let id, let reason): "mediaSessionEnded session \(id) (\(reason.rawValue))"
+        case .itemChanged(let id, let itemId): "itemChanged session \(id) item \(itemId)"
+        case .playerStateChanged(let id, let from, let to): "playerStateChanged session \(id) \(from.rawValue) → \(to.rawValue)"
+        case .volumeChanged(let volume): "volumeChanged \(volume.level)\(volume.muted ? " muted" : "")"
+        case .streamVolumeChanged(let id, let volume): "streamVolumeChanged session \(id) \(volume.level)\(volume.muted ? " muted" : "")"
+        case .playbackRateChanged(let id, let rate): "playbackRateChanged session \(id) \(rate)"
+        case .activeTracksChanged(let id, let trackIds): "activeTracksChanged session \(id) \(trackIds)"
+        case .textTrackStyleChanged(let id, let style): "textTrackStyleChanged session \(id) \(style?.jsonText() ?? "none")"
+        case .standbyChanged(let standby): "standbyChanged \(standby)"
+        case .faultApplied(let fault): "faultApplied \(fault)"
+        }
+    }
+}
+
 /// Why a transport connection ended.
 public enum ConnectionCloseReason: Sendable, Equatable {
     /// The sender closed it, or the runtime lost it.
