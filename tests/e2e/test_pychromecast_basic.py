@@ -7,8 +7,10 @@ and talks to it only over loopback.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import socket
 import ssl
 import time
 import urllib.request
@@ -346,6 +348,44 @@ def test_second_sender_observes_changes(
 
     for sender in (first, second, late):
         assert_never_reconnected(sender)
+
+
+def test_corrupt_tls_record_closes_only_that_connection(
+    device: CastsimDevice, sender: Sender
+) -> None:
+    # What a sender that writes to its TLS socket from two threads at once
+    # produces (pychromecast does; see e2e_harness): after a good handshake,
+    # an application-data record that does not decrypt.
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    raw = socket.create_connection((device.host, CAST_PORT), timeout=10)
+    with context.wrap_socket(raw) as tls:
+        tls.settimeout(10)
+        # TLS 1.2 and 1.3 both frame application data as type 23, 0x0303.
+        os.write(tls.fileno(), bytes([23, 3, 3, 0, 64]) + os.urandom(64))
+        try:
+            leftover = tls.recv(1)  # the server's close_notify or alert, then EOF
+        except (ssl.SSLError, ConnectionResetError):
+            leftover = b""
+        assert leftover == b"", f"castsim answered a corrupt record with data: {leftover!r}"
+
+    wait_until(
+        lambda: "closing connection: sslError" in device.stderr_tail(200),
+        what="castsim logs why it closed the corrupt connection",
+        details=lambda: device.stderr_tail(20),
+    )
+    # The other sender is untouched: it still gets answers on its connection.
+    before = sender.cast.status
+    sender.cast.set_volume(0.42)
+    wait_until(
+        lambda: sender.cast.status is not before
+        and sender.cast.status.volume_level == pytest.approx(0.42, abs=1e-3),
+        what="the other sender's SET_VOLUME answered",
+        details=sender.describe,
+    )
+    assert_never_reconnected(sender)
+    assert device.is_running()
 
 
 def test_isolated_request_ids_keep_senders_apart(
