@@ -2,20 +2,72 @@ import CastDevice
 import CastWire
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 
-/// The end of a Cast connection's pipeline: hands decoded messages to the device and
-/// reports the connection's life. A framing or TLS error closes this connection only.
-package final class CastConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
-    package typealias InboundIn = CastEnvelope
+/// The end of a Cast connection's pipeline: hands decoded messages to the device, reports
+/// the connection's life, and keeps one sender from holding the others back.
+///
+/// Fairness, because every connection of a device shares one event loop:
+/// - A sender's frames are parsed and handled for at most ``timePerTurn`` at a time; the
+///   rest wait in an inbox, unparsed, and no more is read from that sender until it is
+///   empty. A burst of 50,000 PINGs in one write is so handled a slice at a time,
+///   interleaved with the other connections, instead of to the end first. A slice is
+///   measured in time, not messages: a debug build is ten times slower than a release one.
+/// - Reading stops too while the channel is not writable, that is while the sender leaves
+///   its replies unread (NIO's write-buffer water marks decide): TCP then pushes back on
+///   the sender.
+/// - A sender that stays unwritable for the stalled-reader timeout is disconnected with a
+///   logged reason; the runner's byte limit on queued replies catches the one fed faster
+///   by broadcasts that other senders cause.
+///
+/// A framing or TLS error closes this connection only.
+package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    /// A frame body from ``CastFrameSplitter``, parsed when its turn comes.
+    package typealias InboundIn = [UInt8]
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
+
+    /// How long one sender's backlog may hold the loop before the others get a turn.
+    package static let timePerTurn = TimeAmount.milliseconds(2)
+    /// The pause before the next slice of a backlog. It must be in the future: NIO runs
+    /// the tasks that tasks queue, and the ones already due, in the same turn, before it
+    /// looks at the sockets again; a task due shortly lets the loop serve them first.
+    package static let pauseBetweenSlices = TimeAmount.microseconds(100)
+    /// Bytes read from a sender at a time: one full TLS record.
+    package static let readSize = 16_384
+    /// Two of the largest frames may wait unsent before the sender counts as not reading;
+    /// the kernel's socket buffer comes on top of this.
+    package static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(
+        low: CastFraming.maxBodySize, high: 2 * CastFraming.maxBodySize)
+
+    /// Sets the child-channel options this handler's fairness relies on.
+    package static func configure(_ bootstrap: ServerBootstrap) -> ServerBootstrap {
+        bootstrap
+            .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: readSize))
+            .childChannelOption(.maxMessagesPerRead, value: 1)
+            .childChannelOption(.writeBufferWaterMark, value: writeBufferWaterMark)
+    }
 
     private let runner: DeviceRunner
     private let logger: Logger
+    private let stalledReaderTimeout: TimeAmount?
     private var id: ConnectionID?
 
-    package init(runner: DeviceRunner, logger: Logger) {
+    /// Frames read but not handled yet: past this turn's budget, or while the sender was
+    /// not reading its replies.
+    private var inbox = CircularBuffer<[UInt8]>()
+    /// When this sender's turn is over; nil between turns (the next message starts one).
+    private var turnEnds: NIODeadline?
+    private var nextSlice: Scheduled<Void>?
+    /// A `read` held back until the inbox is empty and the sender reads again.
+    private var readHeldBack = false
+    private var stallCheck: Scheduled<Void>?
+
+    package init(runner: DeviceRunner, logger: Logger, stalledReaderTimeout: TimeAmount? = nil) {
         self.runner = runner
         self.logger = logger
+        self.stalledReaderTimeout = stalledReaderTimeout
     }
 
     package func channelActive(context: ChannelHandlerContext) {
@@ -26,14 +78,82 @@ package final class CastConnectionHandler: ChannelInboundHandler, RemovableChann
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let id else { return }
-        runner.receive(unwrapInboundIn(data), from: id)
+        guard id != nil else { return }
+        inbox.append(unwrapInboundIn(data))
+        handleInbox(context: context)
+    }
+
+    package func channelReadComplete(context: ChannelHandlerContext) {
+        // The read is over: the next one starts a new turn, unless a backlog waits.
+        if inbox.isEmpty { turnEnds = nil }
+        context.fireChannelReadComplete()
+    }
+
+    package func read(context: ChannelHandlerContext) {
+        if inbox.isEmpty, context.channel.isWritable {
+            context.read()
+        } else {
+            readHeldBack = true
+        }
+    }
+
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stallCheck?.cancel()
+            stallCheck = nil
+            handleInbox(context: context)
+        } else if let stalledReaderTimeout, stallCheck == nil {
+            stallCheck = context.eventLoop.assumeIsolated().scheduleTask(in: stalledReaderTimeout) { [self] in
+                stallCheck = nil
+                guard !context.channel.isWritable else { return }
+                let limit = DurationText.format(Double(stalledReaderTimeout.nanoseconds) / 1e9)
+                logger.warning("sender has not read its replies for \(limit); disconnecting",
+                               metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
+        stallCheck?.cancel()
+        stallCheck = nil
+        nextSlice?.cancel()
+        nextSlice = nil
+        inbox.removeAll()
         if let id { runner.connectionClosed(id) }
         id = nil
         context.fireChannelInactive()
+    }
+
+    /// Hands the device what this turn allows while the sender takes its replies, leaves
+    /// the rest for a later turn, and reads again once everything has been handled.
+    private func handleInbox(context: ChannelHandlerContext) {
+        // Replies to a sender that is not reading would only pile up: its messages wait.
+        let turnEnds = self.turnEnds ?? .now() + Self.timePerTurn
+        self.turnEnds = turnEnds
+        while context.channel.isWritable, !inbox.isEmpty, let id {
+            guard NIODeadline.now() < turnEnds else { break }
+            let body = inbox.removeFirst()
+            do {
+                runner.receive(try CastFraming.parse(body: body), from: id)
+            } catch {
+                inbox.removeAll()
+                errorCaught(context: context, error: error)
+                return
+            }
+        }
+        if !inbox.isEmpty, context.channel.isWritable, nextSlice == nil {
+            nextSlice = context.eventLoop.assumeIsolated().scheduleTask(in: Self.pauseBetweenSlices) { [self] in
+                nextSlice = nil
+                self.turnEnds = nil
+                handleInbox(context: context)
+            }
+        }
+        if readHeldBack, inbox.isEmpty, context.channel.isWritable {
+            readHeldBack = false
+            context.read()
+        }
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -68,14 +68,16 @@ public final class CastSimulator: Sendable {
                     throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
                 }
             }
-            let cast = try await listen(.cast, port: configuration.castPort, ServerBootstrap(group: group)
+            let stalledReaderTimeout = configuration.stalledReaderTimeout.map(TimeAmount.init)
+            let cast = try await listen(.cast, port: configuration.castPort, CastConnectionHandler.configure(ServerBootstrap(group: group))
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations
                         try sync.addHandler(NIOSSLServerHandler(context: tls))
-                        try sync.addHandler(ByteToMessageHandler(CastFrameDecoder()))
-                        try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger))
+                        try sync.addHandler(ByteToMessageHandler(CastFrameSplitter()))
+                        try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger,
+                                                                  stalledReaderTimeout: stalledReaderTimeout))
                     }
                 })
 

@@ -21,6 +21,9 @@ public struct SimulatorConfiguration: Sendable {
     public var clock: ClockMode = .real
     /// Bytes a connection may have queued but unsent before it is dropped as stalled.
     public var outboundQueueLimit: Int = 4 * 1024 * 1024
+    /// How long a sender may leave its replies unread (its socket full) before it is
+    /// dropped; nil waits forever. Reading from it stops meanwhile, so it costs nothing.
+    public var stalledReaderTimeout: Duration? = .seconds(30)
     /// How many of the senders' messages the journal keeps (the newest); expectations do
     /// not depend on it, only what ``CastSimulator/receivedMessages()`` can still show.
     public var journalLimit: Int = MessageJournal.defaultLimit

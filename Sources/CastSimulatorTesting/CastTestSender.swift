@@ -184,14 +184,15 @@ public func withCastSimulator<T>(
 
 /// Events received so far; tests take them in order, polling briefly while none is there.
 final class EventQueue: Sendable {
-    private let events = NIOLockedValueBox<[CastTestSender.Event]>([])
+    // A ring buffer: taking the oldest of 50,000 PONGs must not move the other 49,999.
+    private let events = NIOLockedValueBox(CircularBuffer<CastTestSender.Event>())
 
     func push(_ event: CastTestSender.Event) { events.withLockedValue { $0.append(event) } }
 
     func next(timeout: Duration) async -> CastTestSender.Event? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let event = events.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
+            let event = events.withLockedValue { $0.popFirst() }
             if let event { return event }
             if ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(2))

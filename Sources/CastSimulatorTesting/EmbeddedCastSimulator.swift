@@ -72,7 +72,7 @@ public final class EmbeddedCastSimulator {
         let senderSide = EmbeddedChannel(loop: loop)
         let sender = EmbeddedCastSender(simulator: self, channel: senderSide)
         do {
-            try deviceSide.pipeline.syncOperations.addHandler(ByteToMessageHandler(CastFrameDecoder()))
+            try deviceSide.pipeline.syncOperations.addHandler(ByteToMessageHandler(CastFrameSplitter()))
             try deviceSide.pipeline.syncOperations.addHandler(CastConnectionHandler(runner: runner, logger: configuration.logger))
             try senderSide.pipeline.syncOperations.addHandler(ByteToMessageHandler(CastFrameDecoder()))
             try senderSide.pipeline.syncOperations.addHandler(SenderInbox(sender: sender))
@@ -95,7 +95,9 @@ public final class EmbeddedCastSimulator {
         while moved, rounds < 10_000 {
             moved = false
             rounds += 1
-            loop.run()
+            // Runs what is due, including the next slice of a sender's backlog, which the
+            // connection handler queues a moment ahead.
+            loop.advanceTime(by: CastConnectionHandler.pauseBetweenSlices)
             for link in links {
                 while let bytes = try? link.device.readOutbound(as: ByteBuffer.self) {
                     moved = true

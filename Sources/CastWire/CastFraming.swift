@@ -13,10 +13,15 @@ public enum CastFraming {
 
     /// Parses one frame body. Required proto2 fields must be present.
     public static func parse(body: ByteBuffer) throws(CastWireError) -> CastEnvelope {
-        guard body.readableBytes > 0 else { throw .emptyFrame }
+        try parse(body: Array(body.readableBytesView))
+    }
+
+    /// Parses one frame body. Required proto2 fields must be present.
+    public static func parse(body: [UInt8]) throws(CastWireError) -> CastEnvelope {
+        guard !body.isEmpty else { throw .emptyFrame }
         let message: Cast_Channel_CastMessage
         do {
-            message = try Cast_Channel_CastMessage(serializedBytes: Array(body.readableBytesView))
+            message = try Cast_Channel_CastMessage(serializedBytes: body)
         } catch {
             throw .invalidMessage(String(describing: error))
         }
@@ -42,6 +47,29 @@ public enum CastFraming {
     }
 }
 
+extension CastFraming {
+    /// Takes the next complete frame's body off `buffer`; nil until one has fully arrived.
+    /// Throws on a declared length over the limit, before waiting for the body: a 4 GiB
+    /// claim must not make us buffer 4 GiB.
+    static func nextBody(from buffer: inout ByteBuffer) throws(CastWireError) -> ByteBuffer? {
+        guard let length = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self) else { return nil }
+        guard length <= maxBodySize else { throw .frameTooLarge(declared: Int(length)) }
+        guard buffer.readableBytes >= headerSize + Int(length) else { return nil }
+        buffer.moveReaderIndex(forwardBy: headerSize)
+        return buffer.readSlice(length: Int(length))!
+    }
+
+    /// At the end of the stream: what is left is a frame cut short.
+    static func truncation(of buffer: inout ByteBuffer) -> CastWireError? {
+        guard buffer.readableBytes > 0 else { return nil }
+        let expected = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self)
+            .map { Int($0) + headerSize } ?? headerSize
+        let received = buffer.readableBytes
+        buffer.clear()
+        return .truncatedFrame(expected: expected, received: received)
+    }
+}
+
 /// Splits inbound bytes into `CastEnvelope`s. Throws (and so closes the channel) on an
 /// oversized declared length, an unparseable body, or a connection that ends mid-frame.
 public struct CastFrameDecoder: ByteToMessageDecoder {
@@ -50,19 +78,8 @@ public struct CastFrameDecoder: ByteToMessageDecoder {
     public init() {}
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let length = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self) else {
-            return .needMoreData
-        }
-        // Check the declared length before waiting for the body: a 4 GiB claim must not
-        // make us buffer 4 GiB.
-        guard length <= CastFraming.maxBodySize else {
-            throw CastWireError.frameTooLarge(declared: Int(length))
-        }
-        guard buffer.readableBytes >= CastFraming.headerSize + Int(length) else { return .needMoreData }
-        buffer.moveReaderIndex(forwardBy: CastFraming.headerSize)
-        let body = buffer.readSlice(length: Int(length))!
-        let envelope = try CastFraming.parse(body: body)
-        context.fireChannelRead(Self.wrapInboundOut(envelope))
+        guard let body = try CastFraming.nextBody(from: &buffer) else { return .needMoreData }
+        context.fireChannelRead(Self.wrapInboundOut(try CastFraming.parse(body: body)))
         return .continue
     }
 
@@ -70,13 +87,34 @@ public struct CastFrameDecoder: ByteToMessageDecoder {
         -> DecodingState
     {
         while try decode(context: context, buffer: &buffer) == .continue {}
-        if buffer.readableBytes > 0 {
-            let expected = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self)
-                .map { Int($0) + CastFraming.headerSize } ?? CastFraming.headerSize
-            let received = buffer.readableBytes
-            buffer.clear()
-            throw CastWireError.truncatedFrame(expected: expected, received: received)
-        }
+        if let truncation = CastFraming.truncation(of: &buffer) { throw truncation }
+        return .needMoreData
+    }
+}
+
+/// Splits inbound bytes into frame bodies, still serialized: the device's connection
+/// handler parses each one when its turn comes, so one read of a thousand frames costs
+/// little until they are handled. Throws like ``CastFrameDecoder`` on framing errors.
+///
+/// Bodies are copied out as arrays (which the protobuf parser takes anyway), not sliced:
+/// a slice waiting in an inbox would share the decoder's buffer, and every later read
+/// appended to it would copy the whole buffer.
+public struct CastFrameSplitter: ByteToMessageDecoder {
+    public typealias InboundOut = [UInt8]
+
+    public init() {}
+
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let body = try CastFraming.nextBody(from: &buffer) else { return .needMoreData }
+        context.fireChannelRead(Self.wrapInboundOut(Array(body.readableBytesView)))
+        return .continue
+    }
+
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        if let truncation = CastFraming.truncation(of: &buffer) { throw truncation }
         return .needMoreData
     }
 }

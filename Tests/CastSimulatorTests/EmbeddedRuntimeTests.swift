@@ -26,6 +26,23 @@ struct EmbeddedRuntimeTests {
         }
     }
 
+    @Test("A backlog longer than one turn is handled in slices, in order, to the last message")
+    func backlogIsSliced() throws {
+        let device = EmbeddedCastSimulator()
+        let sender = device.connectSender()
+        sender.connect()
+        var burst = ByteBuffer()
+        let count = 1_000
+        for requestId in 1...count {
+            burst.writeImmutableBuffer(try CastFraming.frame(CastEnvelope(
+                sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
+                payload: .string(#"{"type":"GET_STATUS","requestId":\#(requestId)}"#))))
+        }
+        // Far more than one turn's worth (a turn is a couple of milliseconds of work).
+        let replies = sender.sendRaw(burst).compactMap(\.requestId)
+        #expect(replies == Array(1...count))
+    }
+
     /// Sends `bad` on one connection and checks that it alone is closed.
     private func expectOnlyOffenderClosed(_ bad: ByteBuffer, thenClose: Bool = false) {
         let device = EmbeddedCastSimulator()
