@@ -89,6 +89,12 @@ let package = Package(
             ],
             path: "Benchmarks/CastsimBenchmarks"
         ),
+        // libFuzzer targets, built by scripts/fuzz.sh with `--sanitize=fuzzer`; in a plain
+        // build each is an executable that does nothing.
+        .executableTarget(name: "FuzzFrames", dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio")], path: "Fuzz/FuzzFrames"),
+        .executableTarget(name: "FuzzMessage", dependencies: ["CastWire"], path: "Fuzz/FuzzMessage"),
+        .executableTarget(name: "FuzzJSON", dependencies: ["CastWire"], path: "Fuzz/FuzzJSON"),
+        .executableTarget(name: "FuzzDevice", dependencies: ["CastDevice", "CastWire"], path: "Fuzz/FuzzDevice"),
         .testTarget(
             name: "CastWireTests",
             dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]

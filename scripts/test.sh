@@ -12,5 +12,7 @@ swift test --skip-build --skip FairnessTests
 # other suites running in parallel do not take the cores they measure.
 echo "== swift test (fairness, alone)"
 swift test --skip-build --filter FairnessTests
+echo "== fuzzing (45 s per target)"
+scripts/fuzz.sh 45
 echo "== end-to-end (pychromecast)"
 CASTSIM_BIN="$(swift build --show-bin-path)/castsim" tests/e2e/run.sh

@@ -51,7 +51,7 @@ extension CastFraming {
     /// Takes the next complete frame's body off `buffer`; nil until one has fully arrived.
     /// Throws on a declared length over the limit, before waiting for the body: a 4 GiB
     /// claim must not make us buffer 4 GiB.
-    static func nextBody(from buffer: inout ByteBuffer) throws(CastWireError) -> ByteBuffer? {
+    package static func nextBody(from buffer: inout ByteBuffer) throws(CastWireError) -> ByteBuffer? {
         guard let length = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self) else { return nil }
         guard length <= maxBodySize else { throw .frameTooLarge(declared: Int(length)) }
         guard buffer.readableBytes >= headerSize + Int(length) else { return nil }
@@ -60,7 +60,7 @@ extension CastFraming {
     }
 
     /// At the end of the stream: what is left is a frame cut short.
-    static func truncation(of buffer: inout ByteBuffer) -> CastWireError? {
+    package static func truncation(of buffer: inout ByteBuffer) -> CastWireError? {
         guard buffer.readableBytes > 0 else { return nil }
         let expected = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self)
             .map { Int($0) + headerSize } ?? headerSize

@@ -1,0 +1,60 @@
+// libFuzzer target: the device core's receive path (routing, virtual connections,
+// heartbeat, receiver and media namespaces, request decoding, apps, deadlines) fed
+// messages a fuzzer writes. Build and run with scripts/fuzz.sh; in a plain build this
+// executable does nothing.
+//
+// Input: records separated by a 0x00 byte (which no JSON text holds). A record is
+//   [namespace][destination][source] payload…
+// with each selector byte taken modulo its table below; a namespace byte of 0xFE
+// advances the clock by the destination byte in seconds, 0xFD closes and reopens the
+// second connection.
+import CastDevice
+import CastWire
+
+private let namespaces = [
+    CastNamespace.connection, CastNamespace.heartbeat, CastNamespace.receiver, CastNamespace.media,
+    CastNamespace.deviceAuth, "urn:x-cast:com.example.custom", "",
+]
+private let sources = [CastEndpoint.platformSender, "sender-fuzz", ""]
+private let identity = try! DeviceIdentity(uuid: "fedcba9876543210fedcba9876543210", friendlyName: "Fuzz TV")
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDevice(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let input = UnsafeRawBufferPointer(start: start, count: count)
+    var device = SimulatedDevice(configuration: DeviceConfiguration(identity: identity))
+    var now = SimTime.zero
+    let first = ConnectionID(1), second = ConnectionID(2)
+    func send(_ namespace: String, from source: String = CastEndpoint.platformSender, to destination: String,
+              _ text: String, on connection: ConnectionID = first) {
+        _ = device.receive(CastEnvelope(sourceId: source, destinationId: destination, namespace: namespace,
+                                        payload: .string(text)), on: connection, now: now)
+    }
+    // A device playing media, so that the fuzzer starts where senders spend their time.
+    _ = device.connectionOpened(first, now: now)
+    _ = device.connectionOpened(second, now: now)
+    send(CastNamespace.connection, to: CastEndpoint.platformReceiver, #"{"type":"CONNECT"}"#)
+    send(CastNamespace.receiver, to: CastEndpoint.platformReceiver, #"{"type":"LAUNCH","appId":"CC1AD845","requestId":1}"#)
+    let transportId = device.snapshot(at: now).runningApp?.transportId ?? "none"
+    send(CastNamespace.connection, to: transportId, #"{"type":"CONNECT"}"#)
+    send(CastNamespace.media, to: transportId, #"{"type":"LOAD","requestId":2,"media":{"contentId":"a.mp4","duration":60}}"#)
+    let destinations = [CastEndpoint.platformReceiver, transportId, CastEndpoint.broadcast, CastEndpoint.transport]
+
+    for record in input.split(separator: 0, maxSplits: 64, omittingEmptySubsequences: true) {
+        let bytes = Array(record)
+        guard bytes.count >= 3 else { continue }
+        switch bytes[0] {
+        case 0xFE:
+            now = now + Double(bytes[1])
+            _ = device.advance(to: now)
+        case 0xFD:
+            _ = device.connectionClosed(second, now: now)
+            _ = device.connectionOpened(second, now: now)
+        default:
+            let text = String(decoding: bytes[3...], as: UTF8.self)
+            send(namespaces[Int(bytes[0]) % namespaces.count], from: sources[Int(bytes[2]) % sources.count],
+                 to: destinations[Int(bytes[1]) % destinations.count], text,
+                 on: bytes[2] & 0x80 == 0 ? first : second)
+        }
+    }
+    return 0
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Writes the fuzzers' seed corpora under Fuzz/Corpus/ from the real sender messages below.
+
+    scripts/fuzz-seeds.py          regenerate (the output is committed)
+
+Each fuzz target gets the same messages in the form it reads:
+  FuzzJSON     the JSON payload text
+  FuzzMessage  a serialized CastMessage (the frame body)
+  FuzzFrames   length-prefixed frames, one message and a whole session in one stream
+  FuzzDevice   records "[namespace][destination][source] payload", 0x00-separated
+               (see Fuzz/FuzzDevice/main.swift for the selector tables)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import struct
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "Fuzz" / "Corpus"
+
+NS_CONNECTION = "urn:x-cast:com.google.cast.tp.connection"
+NS_HEARTBEAT = "urn:x-cast:com.google.cast.tp.heartbeat"
+NS_RECEIVER = "urn:x-cast:com.google.cast.receiver"
+NS_MEDIA = "urn:x-cast:com.google.cast.media"
+# Indexes into FuzzDevice's tables.
+DEVICE_NAMESPACES = [NS_CONNECTION, NS_HEARTBEAT, NS_RECEIVER, NS_MEDIA]
+RECEIVER_0, APP = 0, 1
+
+TRACKS = [
+    {"trackId": 1, "type": "TEXT", "subtype": "SUBTITLES", "language": "en", "name": "English",
+     "trackContentId": "https://example.com/en.vtt", "trackContentType": "text/vtt"},
+    {"trackId": 2, "type": "AUDIO", "language": "sv", "name": "Svenska"},
+]
+MEDIA = {
+    "contentId": "https://example.com/movie.m3u8", "contentType": "application/x-mpegurl",
+    "streamType": "BUFFERED", "duration": 5400.5, "tracks": TRACKS,
+    "metadata": {"metadataType": 1, "title": "Mörk ✨ film", "subtitle": "\"quoted\"\n",
+                 "images": [{"url": "https://example.com/poster.jpg", "width": 480, "height": 720}]},
+    "customData": {"assetId": "a1", "nested": {"deep": [1, 2.5, -3e-7, None, True]}},
+}
+
+# (namespace, destination, payload)
+MESSAGES: list[tuple[str, int, dict]] = [
+    (NS_CONNECTION, RECEIVER_0, {"type": "CONNECT", "origin": {}, "userAgent": "PyChromecast",
+                                 "senderInfo": {"sdkType": 2, "version": "15.6.0", "platform": 4,
+                                                "connectionType": 1, "systemVersion": "Linux"}}),
+    (NS_HEARTBEAT, RECEIVER_0, {"type": "PING"}),
+    (NS_HEARTBEAT, RECEIVER_0, {"type": "PONG"}),
+    (NS_RECEIVER, RECEIVER_0, {"type": "GET_STATUS", "requestId": 1}),
+    (NS_RECEIVER, RECEIVER_0, {"type": "LAUNCH", "appId": "CC1AD845", "requestId": 2}),
+    (NS_RECEIVER, RECEIVER_0, {"type": "SET_VOLUME", "volume": {"level": 0.35}, "requestId": 3}),
+    (NS_RECEIVER, RECEIVER_0, {"type": "SET_VOLUME", "volume": {"muted": True}, "requestId": 4}),
+    (NS_RECEIVER, RECEIVER_0, {"type": "GET_APP_AVAILABILITY", "appId": ["CC1AD845", "233637DE"], "requestId": 5}),
+    (NS_RECEIVER, RECEIVER_0, {"type": "STOP", "sessionId": "s", "requestId": 6}),
+    (NS_CONNECTION, APP, {"type": "CONNECT"}),
+    (NS_MEDIA, APP, {"type": "LOAD", "requestId": 7, "media": MEDIA, "autoplay": "false",
+                     "currentTime": 12, "activeTrackIds": [1], "customData": None}),
+    (NS_MEDIA, APP, {"type": "GET_STATUS", "requestId": 8}),
+    (NS_MEDIA, APP, {"type": "PAUSE", "mediaSessionId": 1, "requestId": 9}),
+    (NS_MEDIA, APP, {"type": "PLAY", "mediaSessionId": 1, "requestId": 10}),
+    (NS_MEDIA, APP, {"type": "SEEK", "mediaSessionId": 1, "currentTime": 120.5, "resumeState": "PLAYBACK_PAUSE", "requestId": 11}),
+    (NS_MEDIA, APP, {"type": "SET_PLAYBACK_RATE", "mediaSessionId": 1, "playbackRate": 1.5, "requestId": 12}),
+    (NS_MEDIA, APP, {"type": "EDIT_TRACKS_INFO", "mediaSessionId": 1, "activeTrackIds": [1, 2], "requestId": 13,
+                     "textTrackStyle": {"backgroundColor": "#00000080", "foregroundColor": "#FFFFFFFF",
+                                        "edgeType": "OUTLINE", "fontScale": 1.2, "fontFamily": "Droid Sans"}}),
+    (NS_MEDIA, APP, {"type": "QUEUE_LOAD", "requestId": 14, "startIndex": 1, "repeatMode": "REPEAT_ALL",
+                     "items": [{"media": {"contentId": "a.mp3", "contentType": "audio/mpeg", "streamType": "BUFFERED"},
+                                "autoplay": True, "preloadTime": 5}, {"media": {"contentId": "b.mp3"}}]}),
+    (NS_MEDIA, APP, {"type": "QUEUE_INSERT", "mediaSessionId": 1, "requestId": 15, "insertBefore": 2,
+                     "items": [{"media": {"contentId": "c.mp3"}}]}),
+    (NS_MEDIA, APP, {"type": "QUEUE_UPDATE", "mediaSessionId": 1, "requestId": 16, "jump": 1}),
+    (NS_MEDIA, APP, {"type": "QUEUE_GET_ITEM_IDS", "mediaSessionId": 1, "requestId": 17}),
+    (NS_MEDIA, APP, {"type": "QUEUE_GET_ITEMS", "mediaSessionId": 1, "itemIds": [1, 2], "requestId": 18}),
+    (NS_MEDIA, APP, {"type": "STOP", "mediaSessionId": 1, "requestId": 19}),
+    (NS_CONNECTION, APP, {"type": "CLOSE"}),
+]
+
+
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def field(number: int, data: bytes) -> bytes:
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def cast_message(namespace: str, destination: str, payload: str) -> bytes:
+    """CastMessage: protocol_version=0, source, destination, namespace, payload_type=STRING, payload."""
+    return (varint(1 << 3) + varint(0)
+            + field(2, b"sender-0") + field(3, destination.encode())
+            + field(4, namespace.encode())
+            + varint(5 << 3) + varint(0)
+            + field(6, payload.encode()))
+
+
+def frame(body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + body
+
+
+def write(target: str, data: bytes) -> None:
+    directory = ROOT / target
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / hashlib.sha1(data).hexdigest()[:16]).write_bytes(data)
+
+
+def main() -> None:
+    shutil.rmtree(ROOT, ignore_errors=True)
+    session_frames = b""
+    session_records = []
+    for namespace, destination, payload in MESSAGES:
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        body = cast_message(namespace, "receiver-0" if destination == RECEIVER_0 else "app", text)
+        write("FuzzJSON", text.encode())
+        write("FuzzMessage", body)
+        write("FuzzFrames", frame(body))
+        session_frames += frame(body)
+        record = bytes([DEVICE_NAMESPACES.index(namespace), destination, 0]) + text.encode()
+        write("FuzzDevice", record)
+        session_records.append(record)
+    write("FuzzFrames", session_frames)
+    # A session with a clock advance (0xFE) and a reconnect (0xFD) in the middle.
+    write("FuzzDevice", b"\x00".join(session_records[:12] + [b"\xfe\x3c\x00", b"\xfd\x00\x00"] + session_records[12:]))
+    print(f"wrote seed corpora under {ROOT}")
+
+
+if __name__ == "__main__":
+    main()

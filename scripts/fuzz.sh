@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in Fuzz/ (with AddressSanitizer, in their own scratch
+# path) and runs each from its seed corpus for a bounded time.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     default: 60 s each, every target
+#
+# Exits non-zero when a target crashes, trips a sanitizer, runs out of memory or takes
+# over 10 s on one input; the input that did it is kept in .build-fuzz/artifacts/TARGET/
+# (replay it with `.build-fuzz/debug/TARGET FILE`). New inputs the fuzzer finds go to a
+# temporary corpus; the committed seeds (scripts/fuzz-seeds.py writes them) stay as
+# they are.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzFrames FuzzMessage FuzzJSON FuzzDevice); fi
+
+scratch=.build-fuzz
+build=(swift build --sanitize=fuzzer --sanitize=address --scratch-path "$scratch")
+for target in "${targets[@]}"; do
+    echo "[fuzz] building ${target}"
+    "${build[@]}" --product "${target}"
+done
+bin="$("${build[@]}" --show-bin-path)"
+
+work="$(mktemp -d)"
+trap 'rm -rf "${work}"' EXIT
+for target in "${targets[@]}"; do
+    mkdir -p "${work}/${target}" "${scratch}/artifacts/${target}"
+    echo "[fuzz] ${target} for ${seconds} s from $(ls Fuzz/Corpus/${target} | wc -l) seeds"
+    "${bin}/${target}" -max_total_time="${seconds}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+        -artifact_prefix="${scratch}/artifacts/${target}/" "${work}/${target}" "Fuzz/Corpus/${target}" 2>&1 \
+        | grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse)|^"' || { echo "[fuzz] ${target} FAILED"; exit 1; }
+done
+echo "[fuzz] every target ran ${seconds} s without a failure"
