@@ -7,11 +7,13 @@ cd "$(dirname "$0")/.."
 echo "== swift build"
 swift build --build-tests
 echo "== swift test"
-swift test --skip-build --skip FairnessTests
-# These measure other senders' latency while one misbehaves: alone, so that the
-# other suites running in parallel do not take the cores they measure.
-echo "== swift test (fairness, alone)"
+swift test --skip-build --skip "FairnessTests|ChurnTests"
+# These measure latency while one sender misbehaves, and the process's descriptors and
+# memory after connections come and go: alone, so that suites running in parallel
+# neither take the cores they time nor allocate the memory they count.
+echo "== swift test (fairness and churn, alone)"
 swift test --skip-build --filter FairnessTests
+swift test --skip-build --filter ChurnTests
 echo "== fuzzing (45 s per target)"
 scripts/fuzz.sh 45
 echo "== end-to-end (pychromecast)"

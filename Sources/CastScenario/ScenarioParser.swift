@@ -17,9 +17,15 @@ extension Scenario {
     public static func parse(_ data: Data, file: String? = nil) throws(ScenarioValidationError) -> Scenario {
         let json: JSONValue
         do {
-            json = try JSONDecoder().decode(JSONValue.self, from: data)
+            json = try JSONValue.parse(data, limits: .document)
         } catch {
-            throw ScenarioValidationError(file: file, issues: [ScenarioIssue(path: "", message: "not valid JSON: \(jsonErrorSummary(error))")])
+            // A person reads this: where, as their editor shows it, not a byte offset.
+            let before = data.prefix(error.offset)
+            let line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
+            let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 - before.startIndex } ?? 0) + 1
+            throw ScenarioValidationError(file: file, issues: [
+                ScenarioIssue(path: "", message: "not valid JSON at line \(line), column \(column): \(error.reason)"),
+            ])
         }
         let reader = ScenarioReader()
         let scenario = ScenarioParser(reader: reader).scenario(JSONReader(json))
@@ -27,14 +33,6 @@ extension Scenario {
             throw ScenarioValidationError(file: file, issues: reader.issues)
         }
         return scenario
-    }
-
-    private static func jsonErrorSummary(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
-        }
-        return "\(error)"
     }
 }
 

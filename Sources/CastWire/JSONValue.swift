@@ -123,10 +123,22 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 }
 
 extension JSONValue {
-    /// Parses UTF-8 JSON text. Fragments (a bare number or string) are accepted;
-    /// callers that need an object check for one.
+    /// Parses JSON text within the limits of a sender's payload (``JSONLimits/castPayload``).
+    /// Fragments (a bare number or string) are accepted; callers that need an object check
+    /// for one. Throws ``JSONParseError``.
     public static func parse(_ text: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        var text = text
+        return try text.withUTF8 { bytes throws(JSONParseError) in try JSONParser.parse(bytes, limits: .castPayload) }
+    }
+
+    /// Parses UTF-8 JSON bytes within `limits`.
+    package static func parse(_ data: some ContiguousBytes, limits: JSONLimits) throws(JSONParseError) -> JSONValue {
+        let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
+            Result { () throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(raw.assumingMemoryBound(to: UInt8.self), limits: limits)
+            }
+        }
+        return try result.get()
     }
 
     /// Compact JSON text with sorted keys, so equal values encode to equal bytes.

@@ -84,8 +84,11 @@ struct RequestDecodingTests {
     @Test("QUEUE_GET_ITEM_IDS on a 33,120-item queue: no frame can hold the answer, so INVALID_REQUEST, and the log says why")
     func hugeQueueIds() throws {
         var media = TestMediaSender()
-        let items = JSONValue.array((1...33_120).map { _ in ["media": ["contentId": "a"]] })
-        media.send(["type": "QUEUE_LOAD", "items": items])
+        // Built as a sender must build it: in requests that each fit in a frame.
+        let batch = JSONValue.array((1...2_070).map { _ in ["media": ["contentId": "a"]] })
+        media.send(["type": "QUEUE_LOAD", "items": batch])
+        let mediaSessionId = JSONValue.number(Double(try #require(media.session?.mediaSessionId)))
+        for _ in 1..<16 { media.send(["type": "QUEUE_INSERT", "mediaSessionId": mediaSessionId, "items": batch]) }
         #expect(media.itemIds.count == 33_120)
         let replies = media.send(["type": "QUEUE_GET_ITEM_IDS", "requestId": 50])
         #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 50, "reason": "INVALID_REQUEST"]])
