@@ -26,7 +26,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     /// The messages the senders sent, the newest ones.
     package private(set) var journal: MessageJournal
 
-    private var connections: [ConnectionID] = []
+    private var connections = OpenConnections()
     private var pending: [ScenarioOutput] = []
 
     // Timeline
@@ -76,7 +76,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
 
     package mutating func connectionOpened(_ connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
         catchUp(to: now)
-        connections.append(connection)
+        connections.opened(connection)
         emitDevice(device.connectionOpened(connection, now: self.now))
         settle()
         return drain()
@@ -225,8 +225,8 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
                 }
             case .event(let event):
                 if case .connectionClosed(let connection, _) = event.kind {
-                    connections.removeAll { $0 == connection }
-                    heldInbound.removeAll { $0.connection == connection }
+                    // Messages a rule holds for it are dropped when they come due.
+                    connections.closed(connection)
                 }
                 if let happening = ScenarioEvent(event.kind) { happened(happening, at: event.time) }
             case .close, .log:
@@ -303,9 +303,9 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
 
     private func select(_ selector: TimelineStep.ConnectionSelector) -> [ConnectionID] {
         switch selector {
-        case .all: connections
-        case .first: Array(connections.prefix(1))
-        case .last: Array(connections.suffix(1))
+        case .all: connections.all
+        case .first: connections.first.map { [$0] } ?? []
+        case .last: connections.last.map { [$0] } ?? []
         }
     }
 

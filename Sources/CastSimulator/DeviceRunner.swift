@@ -26,6 +26,9 @@ package final class DeviceRunner {
     /// Completed once the scenario's timeline and expectations are all done.
     package let completion: EventLoopPromise<Void>
     private var completed = false
+    /// True while an input and its outputs are being carried out; see ``serially(_:)``.
+    private var busy = false
+    private var waitingInputs = CircularBuffer<() -> Void>()
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int) {
         self.loop = loop
@@ -71,14 +74,14 @@ package final class DeviceRunner {
         loop.preconditionInEventLoop()
         connections[id] = ConnectionSink(channel: channel)
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "in-process")"])
-        apply(session.connectionOpened(id, now: now))
+        serially { [self] in apply(session.connectionOpened(id, now: now)) }
     }
 
     func connectionClosed(_ id: ConnectionID) {
         loop.preconditionInEventLoop()
         guard connections.removeValue(forKey: id) != nil else { return }
         logger.info("sender disconnected", metadata: ["connection": "\(id)"])
-        apply(session.connectionClosed(id, now: now))
+        serially { [self] in apply(session.connectionClosed(id, now: now)) }
     }
 
     func receive(_ envelope: CastEnvelope, from id: ConnectionID) {
@@ -86,7 +89,7 @@ package final class DeviceRunner {
         if logger.logLevel <= .trace {
             logger.trace("→ \(Self.describe(envelope))", metadata: ["connection": "\(id)"])
         }
-        apply(session.receive(envelope, on: id, now: now))
+        serially { [self] in apply(session.receive(envelope, on: id, now: now)) }
     }
 
     /// Moves a manual clock forward and lets the device catch up. False for a clock that
@@ -98,19 +101,35 @@ package final class DeviceRunner {
             return false
         }
         guard clock.advance(by: seconds) else { return false }
-        apply(session.advance(to: now))
+        serially { [self] in apply(session.advance(to: now)) }
         return true
     }
 
     /// Lets the session catch up with the clock (steps due at the start).
     func advanceToNow() {
         loop.preconditionInEventLoop()
-        apply(session.advance(to: now))
+        serially { [self] in apply(session.advance(to: now)) }
     }
 
     package func apply(_ input: OperatorInput) {
         loop.preconditionInEventLoop()
-        apply(session.apply(input, now: now))
+        serially { [self] in apply(session.apply(input, now: now)) }
+    }
+
+    /// Carries out one input, outputs and all, before the next. Writing an output can call
+    /// back into the runner: a close fires the channel's inactive event, a write that drains
+    /// a sender's queue lets its handler hand over the messages it held. Such an input
+    /// waits for the current one to finish, so every sender sees outputs in the order the
+    /// device produced them.
+    private func serially(_ input: @escaping () -> Void) {
+        guard !busy else {
+            waitingInputs.append(input)
+            return
+        }
+        busy = true
+        input()
+        while let next = waitingInputs.popFirst() { next() }
+        busy = false
     }
 
     package func shutDown() {
@@ -221,7 +240,7 @@ package final class DeviceRunner {
                                metadata: ["connection": "\(id)"])
                 connections.removeValue(forKey: id)
                 sink.channel.close(mode: .all, promise: nil)
-                apply(session.connectionClosed(id, now: now))
+                serially { [self] in apply(session.connectionClosed(id, now: now)) }
                 continue
             }
             sink.enqueue(frame)
@@ -241,7 +260,7 @@ package final class DeviceRunner {
         wakeUp = loop.assumeIsolated().scheduleTask(deadline: target) { [self] in
             wakeUpAt = nil
             wakeUp = nil
-            apply(session.advance(to: now))
+            serially { [self] in apply(session.advance(to: now)) }
         }
     }
 }

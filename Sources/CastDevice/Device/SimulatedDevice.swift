@@ -13,7 +13,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     let registry: AppRegistry
 
     var virtualConnections = VirtualConnectionTable()
-    var liveness: [ConnectionID: ConnectionLiveness] = [:]
+    var heartbeats: HeartbeatSchedule
     var ids: IdentifierGenerator
     var pending: [DeviceOutput] = []
     package var now: SimTime
@@ -32,6 +32,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         self.authority = authority
         self.registry = registry
         self.now = now
+        self.heartbeats = HeartbeatSchedule(heartbeatInterval: configuration.heartbeatInterval,
+                                            idleTimeout: configuration.idleTimeout)
         self.volume = Volume(level: configuration.initialVolume.clamped(to: 0...1), muted: configuration.initiallyMuted)
         var seed: UInt64 = 0xC457_5117
         for byte in configuration.identity.uuid.utf8 { seed = (seed &* 31) &+ UInt64(byte) }
@@ -44,7 +46,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     /// A sender opened a transport connection (after TLS).
     package mutating func connectionOpened(_ connection: ConnectionID, now: SimTime) -> [DeviceOutput] {
         self.now = max(self.now, now)
-        liveness[connection] = ConnectionLiveness(openedAt: self.now, heartbeatInterval: configuration.heartbeatInterval)
+        heartbeats.open(connection, at: self.now)
         raise(.connectionOpened(connection))
         return drain()
     }
@@ -66,12 +68,12 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     package mutating func receive(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID,
                                   now: SimTime) -> [DeviceOutput] {
         self.now = max(self.now, now)
-        guard liveness[connection] != nil else {
+        guard heartbeats.contains(connection) else {
             log(.warning, connection, "message on unknown connection dropped")
             return drain()
         }
         // Any inbound message counts as liveness: castv2-client never answers our PINGs.
-        liveness[connection]?.lastHeard = self.now
+        heartbeats.heard(connection, at: self.now)
         route(envelope, payload: payload, on: connection)
         return drain()
     }
@@ -100,7 +102,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     }
 
     /// The transport connections the device knows, in order.
-    package var openConnections: [ConnectionID] { liveness.keys.sorted() }
+    package var openConnections: [ConnectionID] { heartbeats.sockets.keys.sorted() }
 
     // MARK: Routing
 

@@ -59,8 +59,7 @@ extension SimulatedDevice {
             let encoded = JSONPayload(payload)
             if let connection {
                 // To the sender endpoints of that socket connected to `from` (or sender-0).
-                let peers = virtualConnections.entries.keys.filter { $0.connection == connection && $0.localId == from }
-                    .sorted().map(\.peerId)
+                let peers = virtualConnections.peers(on: connection, to: from)
                 for peer in peers.isEmpty ? [CastEndpoint.platformSender] : peers {
                     send(encoded, from: from, to: peer, on: connection, namespace: namespace)
                 }

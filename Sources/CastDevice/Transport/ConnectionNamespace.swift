@@ -88,7 +88,7 @@ extension SimulatedDevice {
     /// connections and its liveness go with it. Raises its events once; a connection the
     /// device already forgot (it closed it itself) is not forgotten twice.
     mutating func forget(_ connection: ConnectionID, reason: ConnectionCloseReason) {
-        guard liveness.removeValue(forKey: connection) != nil else { return }
+        guard heartbeats.remove(connection) else { return }
         for link in virtualConnections.removeAll(on: connection) { raise(.senderDisconnected(link)) }
         raise(.connectionClosed(connection, reason: reason))
     }

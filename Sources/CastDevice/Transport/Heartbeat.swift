@@ -2,17 +2,6 @@ import CastWire
 
 // urn:x-cast:com.google.cast.tp.heartbeat (§3): answer PINGs, send our own, drop silent sockets.
 
-/// Per-socket keep-alive bookkeeping.
-struct ConnectionLiveness: Sendable {
-    var lastHeard: SimTime
-    var nextPingAt: SimTime?
-
-    init(openedAt: SimTime, heartbeatInterval: Double?) {
-        lastHeard = openedAt
-        nextPingAt = heartbeatInterval.map { openedAt + $0 }
-    }
-}
-
 /// A message on the heartbeat namespace, decoded.
 enum HeartbeatMessage: Equatable {
     case ping, pong
@@ -46,20 +35,15 @@ extension SimulatedDevice {
 
     /// PINGs due connections and closes the ones silent for longer than the idle timeout.
     mutating func runHeartbeats() {
-        for connection in liveness.keys.sorted() {
-            guard let state = liveness[connection] else { continue }
-            // Compared as `heartbeatDeadline` computes it: `now - lastHeard >= timeout` can be
-            // false at that very deadline by a rounding error, and the deadline would never pass.
-            if let idleTimeout = configuration.idleTimeout, state.lastHeard + idleTimeout <= now {
-                let silence = DurationText.format(now - state.lastHeard)
+        for (connection, due) in heartbeats.takeDue(at: now) {
+            switch due {
+            case .idle(let silence):
                 forget(connection, reason: .idleTimeout)
-                pending.append(.close(connection, reason: "no message for \(silence) (idle timeout \(DurationText.format(idleTimeout)))"))
-                continue
-            }
-            if let interval = configuration.heartbeatInterval, let due = state.nextPingAt, due <= now {
+                let timeout = DurationText.format(heartbeats.idleTimeout ?? silence)
+                pending.append(.close(connection, reason: "no message for \(DurationText.format(silence)) (idle timeout \(timeout))"))
+            case .ping:
                 send(JSONPayload(["type": "PING"]), from: CastEndpoint.transport, to: CastEndpoint.transport, on: connection,
                      namespace: CastNamespace.heartbeat)
-                liveness[connection]?.nextPingAt = Self.nextBeat(after: due, interval: interval, now: now)
             }
         }
     }
@@ -76,15 +60,5 @@ extension SimulatedDevice {
         return next
     }
 
-    var heartbeatDeadline: SimTime? {
-        var deadline: SimTime?
-        for state in liveness.values {
-            if let ping = state.nextPingAt { deadline = min(deadline ?? ping, ping) }
-            if let idleTimeout = configuration.idleTimeout {
-                let expiry = state.lastHeard + idleTimeout
-                deadline = min(deadline ?? expiry, expiry)
-            }
-        }
-        return deadline
-    }
+    var heartbeatDeadline: SimTime? { heartbeats.earliest }
 }

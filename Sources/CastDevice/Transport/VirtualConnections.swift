@@ -24,6 +24,9 @@ public enum VirtualConnectionType: Int, Sendable, Equatable, Codable {
 }
 
 /// The router's table of virtual connections. It alone decides who receives a broadcast.
+///
+/// Indexed by socket and by local endpoint, so that a close, an app stopping and a
+/// broadcast look only at the virtual connections concerned, never at every sender's.
 struct VirtualConnectionTable: Sendable {
     struct Entry: Sendable, Equatable {
         var type: VirtualConnectionType
@@ -31,43 +34,99 @@ struct VirtualConnectionTable: Sendable {
         var userAgent: String?
     }
 
-    private(set) var entries: [VirtualConnection: Entry] = [:]
+    /// The virtual connections to one local endpoint.
+    fileprivate struct Endpoint: Sendable {
+        /// For each socket, how many of its sender endpoints are connected here.
+        var sockets: [ConnectionID: Int] = [:]
+        var links: Set<VirtualConnection> = []
+        var visibleCount = 0
+    }
 
-    /// Adds a virtual connection; false when it was already there (a repeated CONNECT).
+    private(set) var entries: [VirtualConnection: Entry] = [:]
+    private var bySocket: [ConnectionID: Set<VirtualConnection>] = [:]
+    private var byEndpoint: [String: Endpoint] = [:]
+
+    /// Adds a virtual connection; false when it was already there (a repeated CONNECT,
+    /// which updates its type and user agent).
     @discardableResult
     mutating func add(_ link: VirtualConnection, _ entry: Entry) -> Bool {
-        entries.updateValue(entry, forKey: link) == nil
+        if let old = entries.updateValue(entry, forKey: link) {
+            // A repeated CONNECT may change the type: keep the visible count right.
+            if old.type != entry.type {
+                byEndpoint[link.localId]!.visibleCount += (entry.type != .invisible ? 1 : 0) - (old.type != .invisible ? 1 : 0)
+            }
+            return false
+        }
+        bySocket[link.connection, default: []].insert(link)
+        byEndpoint[link.localId, default: Endpoint()].add(link, visible: entry.type != .invisible)
+        return true
     }
 
     @discardableResult
     mutating func remove(_ link: VirtualConnection) -> Bool {
-        entries.removeValue(forKey: link) != nil
+        guard let entry = entries.removeValue(forKey: link) else { return false }
+        if bySocket[link.connection]?.remove(link) != nil, bySocket[link.connection]?.isEmpty == true {
+            bySocket.removeValue(forKey: link.connection)
+        }
+        if byEndpoint[link.localId]?.remove(link, visible: entry.type != .invisible) == true {
+            byEndpoint.removeValue(forKey: link.localId)
+        }
+        return true
     }
 
     func contains(_ link: VirtualConnection) -> Bool { entries[link] != nil }
 
     /// Removes and returns, sorted, every virtual connection of a socket that went away.
     mutating func removeAll(on connection: ConnectionID) -> [VirtualConnection] {
-        let removed = entries.keys.filter { $0.connection == connection }
-        for key in removed { entries.removeValue(forKey: key) }
-        return removed.sorted()
+        let removed = (bySocket[connection] ?? []).sorted()
+        SimulatedDevice.countVisits(removed.count)
+        for link in removed { remove(link) }
+        return removed
     }
 
     /// Removes and returns, sorted, every virtual connection to a local endpoint (an app that stopped).
     mutating func removeAll(toLocal localId: String) -> [VirtualConnection] {
-        let removed = entries.keys.filter { $0.localId == localId }
-        for key in removed { entries.removeValue(forKey: key) }
-        return removed.sorted()
+        let removed = (byEndpoint[localId]?.links ?? []).sorted()
+        SimulatedDevice.countVisits(removed.count)
+        for link in removed { remove(link) }
+        return removed
     }
 
     /// Sockets that receive broadcasts from `localId`: each socket with at least one
     /// virtual connection to it, invisible ones included (§1.5). Sorted for determinism.
     func subscribers(of localId: String) -> [ConnectionID] {
-        Array(Set(entries.keys.lazy.filter { $0.localId == localId }.map(\.connection))).sorted()
+        let sockets = byEndpoint[localId]?.sockets.keys.sorted() ?? []
+        SimulatedDevice.countVisits(sockets.count)
+        return sockets
+    }
+
+    /// The sender endpoints of one socket connected to `localId`, sorted.
+    func peers(on connection: ConnectionID, to localId: String) -> [String] {
+        let links = bySocket[connection] ?? []
+        SimulatedDevice.countVisits(links.count)
+        return links.filter { $0.localId == localId }.map(\.peerId).sorted()
     }
 
     /// Whether any visible (non-invisible) sender is connected to `localId`.
     func hasVisibleSender(on localId: String) -> Bool {
-        entries.contains { $0.key.localId == localId && $0.value.type != .invisible }
+        (byEndpoint[localId]?.visibleCount ?? 0) > 0
+    }
+}
+
+extension VirtualConnectionTable.Endpoint {
+    mutating func add(_ link: VirtualConnection, visible: Bool) {
+        links.insert(link)
+        sockets[link.connection, default: 0] += 1
+        if visible { visibleCount += 1 }
+    }
+
+    /// Removes a link; true when the endpoint has none left.
+    mutating func remove(_ link: VirtualConnection, visible: Bool) -> Bool {
+        guard links.remove(link) != nil else { return links.isEmpty }
+        if let count = sockets[link.connection] {
+            sockets[link.connection] = count > 1 ? count - 1 : nil
+        }
+        if visible { visibleCount -= 1 }
+        return links.isEmpty
     }
 }
