@@ -79,11 +79,13 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard id != nil else { return }
+        // Handled at read-complete, all the frames of one read together, so their replies
+        // go out in one flush.
         inbox.append(unwrapInboundIn(data))
-        handleInbox(context: context)
     }
 
     package func channelReadComplete(context: ChannelHandlerContext) {
+        handleInbox(context: context)
         // The read is over: the next one starts a new turn, unless a backlog waits.
         if inbox.isEmpty { turnEnds = nil }
         context.fireChannelReadComplete()
@@ -132,16 +134,23 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
         // Replies to a sender that is not reading would only pile up: its messages wait.
         let turnEnds = self.turnEnds ?? .now() + Self.timePerTurn
         self.turnEnds = turnEnds
-        while context.channel.isWritable, !inbox.isEmpty, let id {
-            guard NIODeadline.now() < turnEnds else { break }
-            let body = inbox.removeFirst()
-            do {
-                runner.receive(try CastFraming.parse(body: body), from: id)
-            } catch {
-                inbox.removeAll()
-                errorCaught(context: context, error: error)
-                return
+        var failure: (any Error)?
+        runner.batch {
+            while context.channel.isWritable, !inbox.isEmpty, let id {
+                guard NIODeadline.now() < turnEnds else { break }
+                let body = inbox.removeFirst()
+                do {
+                    runner.receive(try CastFraming.parse(body: body), from: id)
+                } catch {
+                    failure = error
+                    return
+                }
             }
+        }
+        if let failure {
+            inbox.removeAll()
+            errorCaught(context: context, error: failure)
+            return
         }
         if !inbox.isEmpty, context.channel.isWritable, nextSlice == nil {
             nextSlice = context.eventLoop.assumeIsolated().scheduleTask(in: Self.pauseBetweenSlices) { [self] in

@@ -29,6 +29,10 @@ package final class DeviceRunner {
     /// True while an input and its outputs are being carried out; see ``serially(_:)``.
     private var busy = false
     private var waitingInputs = CircularBuffer<() -> Void>()
+    /// Open ``batch(_:)`` calls: while any is, written replies wait to be flushed.
+    private var batchDepth = 0
+    /// Connections written to since the last flush.
+    private var unflushed: [ConnectionSink] = []
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int) {
         self.loop = loop
@@ -130,6 +134,32 @@ package final class DeviceRunner {
         input()
         while let next = waitingInputs.popFirst() { next() }
         busy = false
+        if batchDepth == 0 { flushWrites() }
+    }
+
+    /// Runs `body` (a connection handing over the messages of one read) with the replies
+    /// it causes flushed once at the end, not once each: pipelined requests then cost one
+    /// TLS record and one write(2), as they would in any NIO server that flushes on
+    /// read-complete.
+    package func batch(_ body: () -> Void) {
+        batchDepth += 1
+        body()
+        batchDepth -= 1
+        if batchDepth == 0, !busy { flushWrites() }
+    }
+
+    private func flushWrites() {
+        // Flushing can call back in (a sender reading again hands over its held messages),
+        // so the list is taken before any of it is flushed.
+        while !unflushed.isEmpty {
+            let sinks = unflushed
+            unflushed.removeAll(keepingCapacity: true)
+            for sink in sinks { sink.flush() }
+        }
+    }
+
+    private func enqueue(_ frame: ByteBuffer, on sink: ConnectionSink) {
+        if sink.enqueue(frame) { unflushed.append(sink) }
     }
 
     package func shutDown() {
@@ -153,6 +183,7 @@ package final class DeviceRunner {
             case .device(.close(let id, let reason)):
                 logger.notice("closing connection: \(reason)", metadata: ["connection": "\(id)"])
                 // Bookkeeping happens in connectionClosed, when the channel is really gone.
+                connections[id]?.flush()
                 connections[id]?.channel.close(promise: nil)
             case .device(.log(let event)):
                 // The core escapes what senders supplied: the text is safe as it is.
@@ -163,6 +194,7 @@ package final class DeviceRunner {
             case .closeConnection(let id, let reset):
                 guard let sink = connections[id] else { continue }
                 logger.notice("scenario closes the connection\(reset ? " with a reset" : "")", metadata: ["connection": "\(id)"])
+                sink.flush()
                 if reset, let socket = sink.channel as? any SocketOptionProvider {
                     // SO_LINGER 0: close() sends RST instead of FIN. Closing from the TLS
                     // handler's context skips its close_notify exchange: a reset is abrupt.
@@ -180,7 +212,7 @@ package final class DeviceRunner {
             case .sendRawFrame(let id, let frame):
                 guard let sink = connections[id] else { continue }
                 logger.notice("scenario sends a \(frame.rawValue) frame", metadata: ["connection": "\(id)"])
-                sink.enqueue(Self.bytes(of: frame))
+                enqueue(Self.bytes(of: frame), on: sink)
             case .clockAdvanced(let time):
                 clock.jump(to: time)
             }
@@ -243,7 +275,7 @@ package final class DeviceRunner {
                 serially { [self] in apply(session.connectionClosed(id, now: now)) }
                 continue
             }
-            sink.enqueue(frame)
+            enqueue(frame, on: sink)
         }
     }
 
@@ -269,15 +301,25 @@ package final class DeviceRunner {
 final class ConnectionSink {
     let channel: any Channel
     private(set) var queuedBytes = 0
+    private var needsFlush = false
 
     init(channel: any Channel) { self.channel = channel }
 
-    func enqueue(_ frame: ByteBuffer) {
+    /// Writes a frame, to be flushed later; true when the sink was clean until now.
+    func enqueue(_ frame: ByteBuffer) -> Bool {
         let size = frame.readableBytes
         queuedBytes += size
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.assumeIsolated().whenComplete { [self] _ in queuedBytes -= size }
-        channel.writeAndFlush(frame, promise: promise)
+        channel.write(frame, promise: promise)
+        defer { needsFlush = true }
+        return !needsFlush
+    }
+
+    func flush() {
+        guard needsFlush else { return }
+        needsFlush = false
+        channel.flush()
     }
 }
 

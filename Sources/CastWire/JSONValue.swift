@@ -149,75 +149,101 @@ extension JSONValue {
         #if DEBUG
         JSONValue.encodingCounter?.count()
         #endif
-        var output = ""
-        output.reserveCapacity(256)
+        var output: [UInt8] = []
+        output.reserveCapacity(512)
         write(to: &output)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private func write(to output: inout String) {
+    /// Writes into bytes, not a String: appending to a String checks its storage and
+    /// flags on every append, which was most of the cost of encoding a status.
+    private func write(to output: inout [UInt8]) {
         switch self {
         case .null:
-            output += "null"
+            output.append(contentsOf: "null".utf8)
         case .bool(let value):
-            output += value ? "true" : "false"
+            output.append(contentsOf: value ? "true".utf8 : "false".utf8)
         case .number(let value):
             Self.writeNumber(value, to: &output)
         case .string(let value):
             Self.writeString(value, to: &output)
         case .array(let values):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 value.write(to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             // Sorted once as pairs: no hashing to look each value up again.
             for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 Self.writeString(member.key, to: &output)
-                output += ":"
+                output.append(UInt8(ascii: ":"))
                 member.value.write(to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeNumber(_ value: Double, to output: inout String) {
+    private static func writeNumber(_ value: Double, to output: inout [UInt8]) {
         guard value.isFinite else {
-            output += "null"  // JSON has no NaN or infinity
+            output.append(contentsOf: "null".utf8)  // JSON has no NaN or infinity
             return
         }
-        output += NumberText.format(value)
+        // Ids, counts, levels of 0 and 1: integers, written digit by digit without a String.
+        if value == value.rounded(), abs(value) < 1e15 {
+            var integer = Int64(value)
+            if integer < 0 {
+                output.append(UInt8(ascii: "-"))
+                integer = -integer
+            }
+            var digits: (UInt64, UInt64) = (0, 0)  // 16 bytes of scratch, no allocation
+            withUnsafeMutableBytes(of: &digits) { scratch in
+                var index = scratch.count
+                repeat {
+                    index -= 1
+                    scratch[index] = UInt8(ascii: "0") + UInt8(integer % 10)
+                    integer /= 10
+                } while integer > 0
+                output.append(contentsOf: scratch[index...])
+            }
+            return
+        }
+        output.append(contentsOf: NumberText.format(value).utf8)
     }
 
-    private static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        // Most strings (ids, types, URLs, titles) need no escape: appended whole, not a
-        // scalar at a time (which was 40% of the cost of a status).
-        guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            output += value
-            output += "\""
-            return
-        }
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case _ where scalar.value < 0x20:
-                output += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
-            default:
-                output.unicodeScalars.append(scalar)
+    private static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { bytes in
+            // Most strings (ids, types, URLs, titles) need no escape: copied whole.
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                start = index + 1
+                output.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
+                case UInt8(ascii: "\n"): output.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): output.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): output.append(UInt8(ascii: "t"))
+                case 0x08: output.append(UInt8(ascii: "b"))
+                case 0x0C: output.append(UInt8(ascii: "f"))
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    output.append(contentsOf: "u00".utf8)
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0x0F)])
+                }
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
 }
 

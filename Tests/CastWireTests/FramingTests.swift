@@ -135,8 +135,8 @@ struct JSONValueTests {
 struct JSONTextTests {
     @Test("Escapes what JSON requires, keeps Unicode and slashes, writes integral numbers without a fraction")
     func text() {
-        let value: JSONValue = ["s": "a\"b\\c\nd\u{01}é/🎬", "n": [1, -2, 0.5, 1e300, 4294967296, -0.25]]
-        #expect(value.jsonText() == #"{"n":[1,-2,0.5,1e+300,4294967296,-0.25],"s":"a\"b\\c\nd\u0001é/🎬"}"#)
+        let value: JSONValue = ["s": "a\"b\\c\nd\u{01}é/🎬\t\r\u{08}\u{0C}\u{1F}", "n": [1, -2, 0.5, 1e300, 4294967296, -0.25, 0, -9007199254740991]]
+        #expect(value.jsonText() == #"{"n":[1,-2,0.5,1e+300,4294967296,-0.25,0,-9007199254740991],"s":"a\"b\\c\nd\u0001é/🎬\t\r\b\f\u001f"}"#)
     }
 
     @Test("Random values survive text and back", arguments: 0..<20)
