@@ -5,6 +5,7 @@ import CastSimulatorTesting
 import CastWire
 import Foundation
 import NIOCore
+import NIOEmbedded
 import Testing
 
 /// The runtime's own code (framing, connection handling, queues, the scenario session) on
@@ -41,6 +42,45 @@ struct EmbeddedRuntimeTests {
         // Far more than one turn's worth (a turn is a couple of milliseconds of work).
         let replies = sender.sendRaw(burst).compactMap(\.requestId)
         #expect(replies == Array(1...count))
+    }
+
+    @Test("The replies to the requests of one read leave together, in one flush per turn")
+    func oneFlushPerRead() throws {
+        let loop = EmbeddedEventLoop()
+        var configuration = SimulatorConfiguration(
+            device: DeviceConfiguration(identity: try DeviceIdentity(uuid: "fedcba9876543210fedcba9876543210")))
+        configuration.clock = .manual
+        configuration.logger.logLevel = .critical
+        let runner = DeviceRunner.start(configuration, authority: nil, loop: loop)
+        defer { runner.shutDown() }
+        let flushes = FlushCounter()
+        let channel = EmbeddedChannel(loop: loop)
+        try channel.pipeline.syncOperations.addHandlers(
+            flushes, ByteToMessageHandler(CastFrameSplitter()), CastConnectionHandler(runner: runner, logger: configuration.logger))
+        channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 8009), promise: nil)
+
+        var read = ByteBuffer()
+        read.writeImmutableBuffer(try CastFraming.frame(CastEnvelope(
+            sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.connection, payload: .string(#"{"type":"CONNECT"}"#))))
+        for requestId in 1...10 {
+            read.writeImmutableBuffer(try CastFraming.frame(CastEnvelope(
+                sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
+                payload: .string(#"{"type":"GET_STATUS","requestId":\#(requestId)}"#))))
+        }
+        try channel.writeInbound(read)
+        var replies: [Int] = []
+        for _ in 0..<100 where replies.count < 10 {
+            // A slow (debug) build may take more than one turn for the ten.
+            loop.advanceTime(by: CastConnectionHandler.pauseBetweenSlices)
+            while var frame = try channel.readOutbound(as: ByteBuffer.self) {
+                let body = frame.readBytes(length: frame.readableBytes)!.dropFirst(4)
+                replies.append(try CastFraming.parse(body: Array(body)).utf8.flatMap { try JSONValue.parse($0) }?["requestId"]?.intValue ?? -1)
+            }
+        }
+        #expect(replies == Array(1...10))
+        // One flush per turn (a flush per reply would be ten).
+        #expect(flushes.count <= 3)
+        _ = try? channel.finish()
     }
 
     /// Sends `bad` on one connection and checks that it alone is closed.
@@ -136,5 +176,16 @@ struct EmbeddedRuntimeTests {
         // The sender's own decoder refuses the frame and closes: what a sender should do.
         #expect(sender.isClosed)
         #expect(device.snapshot.connections.isEmpty)
+    }
+}
+
+/// Counts the flushes that reach the socket.
+private final class FlushCounter: ChannelOutboundHandler {
+    typealias OutboundIn = ByteBuffer
+    private(set) var count = 0
+
+    func flush(context: ChannelHandlerContext) {
+        count += 1
+        context.flush()
     }
 }
