@@ -34,8 +34,10 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     /// the tasks that tasks queue, and the ones already due, in the same turn, before it
     /// looks at the sockets again; a task due shortly lets the loop serve them first.
     package static let pauseBetweenSlices = TimeAmount.microseconds(100)
-    /// Bytes read from a sender at a time: one full TLS record.
-    package static let readSize = 16_384
+    /// Bytes read from a sender at a time: at most one full TLS record, and as little
+    /// as a Cast message needs while the sender is quiet. The read buffer stays with the
+    /// connection between reads, so a fixed 16 KiB one would cost every idle sender that.
+    package static let readSize = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 16_384)
     /// Two of the largest frames may wait unsent before the sender counts as not reading;
     /// the kernel's socket buffer comes on top of this.
     package static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(
@@ -44,7 +46,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     /// Sets the child-channel options this handler's fairness relies on.
     package static func configure(_ bootstrap: ServerBootstrap) -> ServerBootstrap {
         bootstrap
-            .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: readSize))
+            .childChannelOption(.recvAllocator, value: readSize)
             .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelOption(.writeBufferWaterMark, value: writeBufferWaterMark)
     }
