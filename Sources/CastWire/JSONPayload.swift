@@ -9,6 +9,13 @@ package struct JSONPayload: Sendable, Equatable {
         text = value.jsonText()
     }
 
+    /// A payload whose text the caller put together from parts it had encoded before:
+    /// `text` must be exactly what `value.jsonText()` gives.
+    package init(value: JSONValue, text: String) {
+        self.value = value
+        self.text = text
+    }
+
     /// Bytes of the text, as counted against the frame limit.
     package var byteCount: Int { text.utf8.count }
 }

@@ -182,3 +182,44 @@ struct ReceiverTests {
         #expect(first.launch().1 == second.launch().1)
     }
 }
+
+@Suite("RECEIVER_STATUS text")
+struct ReceiverStatusTextTests {
+    /// The `status` text is reused while nothing changed: what goes out must still be the
+    /// status of the moment, byte for byte what encoding it afresh gives.
+    @Test("Every RECEIVER_STATUS is the exact text of its status, through volume, launch, connect and stop")
+    func textFollowsEveryChange() throws {
+        var device = CastTestDevice()
+        let first = device.open(1)
+        device.connect(first)
+        var texts: [String] = []
+        func getStatus(_ requestId: Int) {
+            let replies = device.send(first, to: CastEndpoint.platformReceiver, CastNamespace.receiver,
+                                      ["type": "GET_STATUS", "requestId": .number(Double(requestId))])
+            for reply in replies.ofType("RECEIVER_STATUS") {
+                let text = try! #require(reply.envelope.utf8)
+                #expect(text == reply.json.jsonText())
+                #expect(reply.requestId == requestId)
+                texts.append(text)
+            }
+        }
+        getStatus(1)
+        getStatus(2)  // unchanged: the text differs only by its requestId
+        _ = device.send(first, to: CastEndpoint.platformReceiver, CastNamespace.receiver,
+                        ["type": "SET_VOLUME", "requestId": 3, "volume": ["level": 0.3]])
+        getStatus(4)
+        let (_, transportId) = device.launch(on: 1)
+        getStatus(5)
+        // The sender leaves the app: senderConnected turns false, nothing else changes.
+        _ = device.send(first, to: transportId, CastNamespace.connection, ["type": "CLOSE"])
+        getStatus(6)
+        _ = device.send(first, to: CastEndpoint.platformReceiver, CastNamespace.receiver, ["type": "STOP", "requestId": 7])
+        getStatus(8)
+        #expect(texts.count == 6)
+        #expect(texts[0].replacingOccurrences(of: #""requestId":1"#, with: #""requestId":2"#) == texts[1])
+        #expect(texts[2].contains(#""level":0.3"#) && !texts[1].contains(#""level":0.3"#))
+        #expect(texts[3].contains(#""appId":"CC1AD845""#) && texts[3].contains(#""senderConnected":true"#))
+        #expect(texts[4].contains(#""senderConnected":false"#))
+        #expect(!texts[5].contains("CC1AD845"))
+    }
+}

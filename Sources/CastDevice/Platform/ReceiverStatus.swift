@@ -43,8 +43,22 @@ extension SimulatedDevice {
         ]
     }
 
-    func receiverStatusMessage(requestId: Int) -> JSONPayload {
-        JSONPayload(["type": "RECEIVER_STATUS", "requestId": .number(Double(requestId)), "status": receiverStatus])
+    /// RECEIVER_STATUS answering `requestId`. The `status` text is encoded again only
+    /// when the status changed since the last one: senders poll GET_STATUS far more often
+    /// than anything changes, and comparing two statuses costs a fraction of encoding one.
+    mutating func receiverStatusMessage(requestId: Int) -> JSONPayload {
+        let status = receiverStatus
+        let statusText: String
+        if let cached = receiverStatusCache, cached.status == status {
+            statusText = cached.text
+        } else {
+            statusText = status.jsonText()
+            receiverStatusCache = (status, statusText)
+        }
+        let id = JSONValue.number(Double(requestId))
+        // Keys in the order jsonText() sorts them: requestId, status, type.
+        return JSONPayload(value: ["type": "RECEIVER_STATUS", "requestId": id, "status": status],
+                           text: #"{"requestId":\#(id.jsonText()),"status":\#(statusText),"type":"RECEIVER_STATUS"}"#)
     }
 
     /// Tells every sender on `receiver-0` about a change, tagged with the id of the request
