@@ -43,9 +43,11 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     package static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(
         low: CastFraming.maxBodySize, high: 2 * CastFraming.maxBodySize)
 
-    /// Sets the child-channel options this handler's fairness relies on.
+    /// Sets the child-channel options this handler's fairness relies on, and TCP_NODELAY:
+    /// a reply is one small write that must leave at once, not wait for the sender's ACK.
     package static func configure(_ bootstrap: ServerBootstrap) -> ServerBootstrap {
         bootstrap
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.recvAllocator, value: readSize)
             .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelOption(.writeBufferWaterMark, value: writeBufferWaterMark)
@@ -113,7 +115,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
                 let limit = DurationText.format(Double(stalledReaderTimeout.nanoseconds) / 1e9)
                 logger.warning("sender has not read its replies for \(limit); disconnecting",
                                metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
-                context.close(promise: nil)
+                context.channel.drop()
             }
         }
         context.fireChannelWritabilityChanged()
@@ -187,6 +189,6 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
         default: reason = "\(error)"
         }
         logger.warning("closing connection: \(LogText.escape(reason, limit: 300))", metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
-        context.close(promise: nil)
+        context.channel.drop()
     }
 }

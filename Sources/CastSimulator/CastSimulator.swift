@@ -70,7 +70,6 @@ public final class CastSimulator: Sendable {
             }
             let stalledReaderTimeout = configuration.stalledReaderTimeout.map(TimeAmount.init)
             let cast = try await listen(.cast, port: configuration.castPort, CastConnectionHandler.configure(ServerBootstrap(group: group))
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations

@@ -166,7 +166,10 @@ package final class DeviceRunner {
         loop.preconditionInEventLoop()
         wakeUp?.cancel()
         wakeUp = nil
-        for sink in connections.values { sink.channel.close(promise: nil) }
+        for sink in connections.values {
+            sink.flush()
+            sink.channel.drop()
+        }
         if !completed {
             completed = true
             completion.succeed()
@@ -184,7 +187,7 @@ package final class DeviceRunner {
                 logger.notice("closing connection: \(reason)", metadata: ["connection": "\(id)"])
                 // Bookkeeping happens in connectionClosed, when the channel is really gone.
                 connections[id]?.flush()
-                connections[id]?.channel.close(promise: nil)
+                connections[id]?.channel.drop()
             case .device(.log(let event)):
                 // The core escapes what senders supplied: the text is safe as it is.
                 logger.log(level: event.level.loggerLevel, "\(event.message)",
@@ -196,16 +199,10 @@ package final class DeviceRunner {
                 logger.notice("scenario closes the connection\(reset ? " with a reset" : "")", metadata: ["connection": "\(id)"])
                 sink.flush()
                 if reset, let socket = sink.channel as? any SocketOptionProvider {
-                    // SO_LINGER 0: close() sends RST instead of FIN. Closing from the TLS
-                    // handler's context skips its close_notify exchange: a reset is abrupt.
+                    // SO_LINGER 0: close() sends RST instead of FIN; a reset is abrupt, so
+                    // without the TLS close_notify either.
                     let channel = sink.channel
-                    socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
-                        if let tls = try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) {
-                            tls.close(mode: .all, promise: nil)
-                        } else {
-                            channel.close(mode: .all, promise: nil)
-                        }
-                    }
+                    socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.drop() }
                 } else {
                     sink.channel.close(promise: nil)
                 }
@@ -271,7 +268,7 @@ package final class DeviceRunner {
                 logger.warning("sender is not reading: \(sink.queuedBytes) bytes queued, over the \(outboundQueueLimit)-byte limit; disconnecting",
                                metadata: ["connection": "\(id)"])
                 connections.removeValue(forKey: id)
-                sink.channel.close(mode: .all, promise: nil)
+                sink.channel.drop()
                 serially { [self] in apply(session.connectionClosed(id, now: now)) }
                 continue
             }
