@@ -187,7 +187,7 @@ struct ReceiverTests {
 struct ReceiverStatusTextTests {
     /// The `status` text is reused while nothing changed: what goes out must still be the
     /// status of the moment, byte for byte what encoding it afresh gives.
-    @Test("Every RECEIVER_STATUS is the exact text of its status, through volume, launch, connect and stop")
+    @Test("Every RECEIVER_STATUS is the exact text of its status, through volume, launch, connect, stop, standby and mute")
     func textFollowsEveryChange() throws {
         var device = CastTestDevice()
         let first = device.open(1)
@@ -215,11 +215,17 @@ struct ReceiverStatusTextTests {
         getStatus(6)
         _ = device.send(first, to: CastEndpoint.platformReceiver, CastNamespace.receiver, ["type": "STOP", "requestId": 7])
         getStatus(8)
-        #expect(texts.count == 6)
+        _ = device.apply(.setStandby(true))
+        getStatus(9)
+        _ = device.apply(.setDeviceVolume(level: nil, muted: true))
+        getStatus(10)
+        #expect(texts.count == 8)
         #expect(texts[0].replacingOccurrences(of: #""requestId":1"#, with: #""requestId":2"#) == texts[1])
         #expect(texts[2].contains(#""level":0.3"#) && !texts[1].contains(#""level":0.3"#))
         #expect(texts[3].contains(#""appId":"CC1AD845""#) && texts[3].contains(#""senderConnected":true"#))
         #expect(texts[4].contains(#""senderConnected":false"#))
         #expect(!texts[5].contains("CC1AD845"))
+        #expect(texts[6].contains(#""isStandBy":true"#) && texts[5].contains(#""isStandBy":false"#))
+        #expect(texts[7].contains(#""muted":true"#) && texts[6].contains(#""muted":false"#))
     }
 }

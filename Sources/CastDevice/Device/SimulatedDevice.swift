@@ -25,8 +25,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     package internal(set) var isStandBy = false
     /// Last `mediaSessionId` handed out; they increase for the life of the device.
     var lastMediaSessionId = 0
-    /// The last RECEIVER_STATUS `status` sent, and its text (``receiverStatusMessage(requestId:)``).
-    var receiverStatusCache: (status: JSONValue, text: String)?
+    /// The last RECEIVER_STATUS `status` built, and its text (``receiverStatusMessage(requestId:)``).
+    var receiverStatusCache: ReceiverStatusCache?
 
     package init(configuration: DeviceConfiguration, authority: (any DeviceAuthority)? = nil,
                  apps registry: AppRegistry = .builtIn, now: SimTime = .zero) {

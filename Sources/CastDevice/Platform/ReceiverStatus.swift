@@ -1,8 +1,22 @@
 import CastWire
 
-extension SimulatedDevice {
+/// Everything RECEIVER_STATUS says, and nothing else: the status is a function of this
+/// value, so two equal values make the same status, and comparing them (a few fields) is
+/// how the device knows it may reuse the status it encoded last time.
+struct ReceiverStatusInputs: Equatable {
+    struct Application: Equatable {
+        var instance: AppInstance
+        var namespaces: [String]
+        var senderConnected: Bool
+    }
+
+    var volume: Volume
+    var application: Application?
+    /// nil on an audio-only device, which reports neither isActiveInput nor isStandBy.
+    var isStandBy: Bool?
+
     /// The `status` object of RECEIVER_STATUS (§5.2).
-    var receiverStatus: JSONValue {
+    var status: JSONValue {
         var status: [String: JSONValue] = [
             "userEq": [:],
             "volume": [
@@ -12,53 +26,74 @@ extension SimulatedDevice {
                 "stepInterval": 0.05,
             ],
         ]
-        if let running = runningApp {
+        if let application {
             // The key is absent, not empty, when nothing runs.
-            status["applications"] = [applicationStatus(running)]
+            status["applications"] = [application.status]
         }
-        if configuration.identity.supportsVideo {
+        if let isStandBy {
             status["isActiveInput"] = .bool(!isStandBy)
             status["isStandBy"] = .bool(isStandBy)
         }
         return .object(status)
     }
+}
 
-    private func applicationStatus(_ running: RunningApp) -> JSONValue {
-        let definition = running.definition
-        let isIdleScreen = running.app.isIdleScreen
-        return [
-            "appId": .string(definition.appId),
+/// The last RECEIVER_STATUS `status` built, what it was built from, and its text.
+struct ReceiverStatusCache {
+    var inputs: ReceiverStatusInputs
+    var status: JSONValue
+    var text: String
+}
+
+extension ReceiverStatusInputs.Application {
+    var status: JSONValue {
+        [
+            "appId": .string(instance.appId),
             "appType": "WEB",
-            "displayName": .string(definition.displayName),
+            "displayName": .string(instance.displayName),
             "iconUrl": "",
-            "isIdleScreen": .bool(isIdleScreen),
+            "isIdleScreen": .bool(instance.isIdleScreen),
             "launchedFromCloud": false,
             // Objects with a `name`, never bare strings: pychromecast reads item["name"].
-            "namespaces": .array(definition.namespaces.map { ["name": .string($0)] }),
-            "senderConnected": .bool(virtualConnections.hasVisibleSender(on: running.transportId)),
-            "sessionId": .string(running.sessionId),
-            "statusText": .string(isIdleScreen ? "" : definition.displayName),
-            "transportId": .string(running.transportId),
-            "universalAppId": .string(definition.appId),
+            "namespaces": .array(namespaces.map { ["name": .string($0)] }),
+            "senderConnected": .bool(senderConnected),
+            "sessionId": .string(instance.sessionId),
+            "statusText": .string(instance.isIdleScreen ? "" : instance.displayName),
+            "transportId": .string(instance.transportId),
+            "universalAppId": .string(instance.appId),
         ]
     }
+}
 
-    /// RECEIVER_STATUS answering `requestId`. The `status` text is encoded again only
-    /// when the status changed since the last one: senders poll GET_STATUS far more often
-    /// than anything changes, and comparing two statuses costs a fraction of encoding one.
+extension SimulatedDevice {
+    var receiverStatusInputs: ReceiverStatusInputs {
+        ReceiverStatusInputs(
+            volume: volume,
+            application: runningApp.map { running in
+                ReceiverStatusInputs.Application(
+                    instance: running.instance, namespaces: running.definition.namespaces,
+                    senderConnected: virtualConnections.hasVisibleSender(on: running.transportId))
+            },
+            isStandBy: configuration.identity.supportsVideo ? isStandBy : nil)
+    }
+
+    /// RECEIVER_STATUS answering `requestId`. The status is built and encoded again only
+    /// when what it says changed since the last one: senders poll GET_STATUS far more
+    /// often than anything changes.
     mutating func receiverStatusMessage(requestId: Int) -> JSONPayload {
-        let status = receiverStatus
-        let statusText: String
-        if let cached = receiverStatusCache, cached.status == status {
-            statusText = cached.text
+        let inputs = receiverStatusInputs
+        let cached: ReceiverStatusCache
+        if let last = receiverStatusCache, last.inputs == inputs {
+            cached = last
         } else {
-            statusText = status.jsonText()
-            receiverStatusCache = (status, statusText)
+            let status = inputs.status
+            cached = ReceiverStatusCache(inputs: inputs, status: status, text: status.jsonText())
+            receiverStatusCache = cached
         }
         let id = JSONValue.number(Double(requestId))
         // Keys in the order jsonText() sorts them: requestId, status, type.
-        return JSONPayload(value: ["type": "RECEIVER_STATUS", "requestId": id, "status": status],
-                           text: #"{"requestId":\#(id.jsonText()),"status":\#(statusText),"type":"RECEIVER_STATUS"}"#)
+        return JSONPayload(value: ["type": "RECEIVER_STATUS", "requestId": id, "status": cached.status],
+                           text: #"{"requestId":\#(id.jsonText()),"status":\#(cached.text),"type":"RECEIVER_STATUS"}"#)
     }
 
     /// Tells every sender on `receiver-0` about a change, tagged with the id of the request
