@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // Wire format: protobuf CastMessage, length framing, namespaces, JSON values.
@@ -80,14 +81,31 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Figures, not pass/fail: `swift run -c release castsim-benchmarks`.
+        // Load generator for sizing a CI backend: `swift run -c release castsim-load --help`.
+        .executableTarget(
+            name: "castsim-load",
+            dependencies: [
+                // CastSimulator: the echo server takes castsim's socket options and TLS identity from it.
+                "CastWire", "CastDevice", "CastSimulator",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // package-benchmark suite: `scripts/bench.sh` (run), `scripts/bench.sh check|update`
+        // (static thresholds in Benchmarks/Thresholds).
         .executableTarget(
             name: "castsim-benchmarks",
             dependencies: [
                 "CastDevice", "CastWire", "CastScenario", "CastSimulator", "CastSimulatorTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Benchmark", package: "benchmark"),
             ],
-            path: "Benchmarks/CastsimBenchmarks"
+            path: "Benchmarks/CastsimBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // libFuzzer targets, built by scripts/fuzz.sh with `--sanitize=fuzzer`; in a plain
         // build each is an executable that does nothing.
@@ -98,6 +116,10 @@ let package = Package(
         .testTarget(
             name: "CastWireTests",
             dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
+        .testTarget(
+            name: "CastsimLoadTests",
+            dependencies: ["castsim-load", "CastDevice", "CastWire", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(name: "CastDeviceTests", dependencies: ["CastDevice", "CastWire", "CastSimulatorTesting"]),
         .testTarget(name: "CastScenarioTests", dependencies: ["CastScenario", "CastDevice", "CastWire", "CastSimulatorTesting"]),

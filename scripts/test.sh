@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: the Swift unit and integration tests, then the end-to-end tests
-# that drive pychromecast (installed into a virtualenv by tests/e2e/run.sh).
+# Runs every test: the Swift unit and integration tests, the fuzz targets, the
+# benchmarks' allocation thresholds, then the end-to-end tests that drive pychromecast
+# (installed into a virtualenv by tests/e2e/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,5 +17,7 @@ swift test --skip-build --filter FairnessTests
 swift test --skip-build --filter ChurnTests
 echo "== fuzzing (45 s per target)"
 scripts/fuzz.sh 45
+echo "== benchmarks: allocations of the hot paths against Benchmarks/Thresholds"
+scripts/bench.sh check-allocations
 echo "== end-to-end (pychromecast)"
 CASTSIM_BIN="$(swift build --show-bin-path)/castsim" tests/e2e/run.sh

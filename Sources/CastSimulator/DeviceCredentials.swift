@@ -76,8 +76,9 @@ public struct DeviceCredentials: DeviceAuthority {
         return signature.rawRepresentation
     }
 
-    /// The TLS identity for NIOSSL.
-    func tlsConfiguration() throws -> TLSConfiguration {
+    /// The TLS identity for NIOSSL (also the load generator's echo server's, so that both
+    /// pay the same for a handshake).
+    package func tlsConfiguration() throws -> TLSConfiguration {
         let certificate = try NIOSSLCertificate(bytes: Array(tlsCertificateDER), format: .der)
         let key = try NIOSSLPrivateKey(bytes: Array(tlsKey.derRepresentation), format: .der)
         var configuration = TLSConfiguration.makeServerConfiguration(

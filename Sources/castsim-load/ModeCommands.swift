@@ -1,0 +1,138 @@
+import ArgumentParser
+
+/// `castsim-load roundtrip`
+struct RoundTripCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "roundtrip",
+        abstract: "C senders asking GET_STATUS, one request at a time each: latency and requests/s.")
+
+    @Option(help: "Concurrent senders (C), each on its own TLS connection.")
+    var senders = 1
+
+    @Option(help: "Measured requests (R), shared out among the senders.")
+    var requests = 20_000
+
+    @Option(help: "Requests before the measured ones, not counted. Default: 5% of --requests.")
+    var warmup: Int?
+
+    @OptionGroup var options: TargetOptions
+
+    func validate() throws {
+        guard senders >= 1 else { throw ValidationError("--senders must be at least 1") }
+        guard requests >= senders else { throw ValidationError("--requests (\(requests)) must be at least --senders (\(senders)): every sender asks") }
+        try checkWarmup(warmup)
+    }
+
+    func run() async throws {
+        try await LoadSession(options: options).run(
+            RoundTripWorkload(senders: senders, requests: requests, warmup: warmup ?? defaultWarmup(requests)))
+    }
+}
+
+/// `castsim-load fanout`
+struct FanoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fanout",
+        abstract: "L listeners on receiver-0, one driver sending SET_VOLUME: time until the last listener has the broadcast status.")
+
+    @Option(help: "Listening senders (L).")
+    var listeners = 100
+
+    @Option(help: "Measured rounds (R): SET_VOLUME requests, each sent when every listener has the last one's status.")
+    var requests = 2_000
+
+    @Option(help: "Rounds before the measured ones, not counted. Default: 5% of --requests.")
+    var warmup: Int?
+
+    @OptionGroup var options: TargetOptions
+
+    func validate() throws {
+        guard listeners >= 1 else { throw ValidationError("--listeners must be at least 1") }
+        guard requests >= 1 else { throw ValidationError("--requests must be at least 1") }
+        try checkWarmup(warmup)
+        guard requests + (warmup ?? 0) < FanoutWorkload.listenerIdBase - 1 else {
+            throw ValidationError("--requests and --warmup: at most \(FanoutWorkload.listenerIdBase - 2) rounds")
+        }
+    }
+
+    func run() async throws {
+        try await LoadSession(options: options).run(
+            FanoutWorkload(listeners: listeners, requests: requests, warmup: warmup ?? defaultWarmup(requests)))
+    }
+}
+
+/// `castsim-load idle`
+struct IdleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle",
+        abstract: "N connected senders that stay silent: server memory per sender, and a fresh sender's latency beside them.")
+
+    @Option(help: "Idle senders (N), each CONNECTed to receiver-0 and answered once.")
+    var senders = 2_000
+
+    @Option(help: "The fresh sender's measured GET_STATUS requests while the idle senders stay connected.")
+    var requests = 200
+
+    @Option(help: "The fresh sender's requests before memory is first read. Default: \(IdleWorkload.defaultWarmup), which fills castsim's journal of the last 10,000 messages.")
+    var warmup: Int?
+
+    @Option(help: "TLS handshakes in flight while the idle senders connect.")
+    var concurrency = 32
+
+    @Option(help: "Seconds to wait after the last idle sender connected before reading memory.")
+    var settle = 2.0
+
+    @OptionGroup var options: TargetOptions
+
+    func validate() throws {
+        guard senders >= 1 else { throw ValidationError("--senders must be at least 1") }
+        guard requests >= 1 else { throw ValidationError("--requests must be at least 1") }
+        try checkWarmup(warmup)
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        guard settle >= 0, settle <= 600 else { throw ValidationError("--settle must be 0-600 seconds") }
+    }
+
+    func run() async throws {
+        try await LoadSession(options: options).run(
+            IdleWorkload(senders: senders, requests: requests, warmup: warmup ?? IdleWorkload.defaultWarmup,
+                         concurrency: concurrency, settleSeconds: settle))
+    }
+}
+
+/// `castsim-load churn`
+struct ChurnCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "churn",
+        abstract: "K short connections (TLS, CONNECT, GET_STATUS, close): connections/s, CPU per connection, what is left after.")
+
+    @Option(help: "Measured connections (K).")
+    var connections = 2_000
+
+    @Option(help: "Connections open at a time.")
+    var concurrency = 4
+
+    @Option(help: "Connections before the measured ones, not counted. Default: 5% of --connections.")
+    var warmup: Int?
+
+    @Option(help: "Seconds to wait after the last close before reading memory and descriptors.")
+    var settle = 1.0
+
+    @OptionGroup var options: TargetOptions
+
+    func validate() throws {
+        guard connections >= 1 else { throw ValidationError("--connections must be at least 1") }
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        try checkWarmup(warmup)
+        guard settle >= 0, settle <= 600 else { throw ValidationError("--settle must be 0-600 seconds") }
+    }
+
+    func run() async throws {
+        try await LoadSession(options: options).run(
+            ChurnWorkload(connections: connections, concurrency: concurrency, warmup: warmup ?? defaultWarmup(connections),
+                          settleSeconds: settle))
+    }
+}
+
+private func checkWarmup(_ warmup: Int?) throws {
+    if let warmup, warmup < 0 { throw ValidationError("--warmup must be 0 or more") }
+}

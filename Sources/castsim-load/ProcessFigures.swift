@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// What /proc says about a server process at one moment.
+struct ServerSample: Sendable {
+    /// utime + stime, in clock ticks.
+    var cpuTicks: Int
+    var rssKiB: Int
+    /// Entries of /proc/PID/fd: sockets, the listener, pipes, files.
+    var descriptors: Int
+}
+
+/// Reads the figures of a process from /proc (Linux), and the load generator's own CPU.
+enum ProcessFigures {
+    /// Clock ticks per second of /proc/PID/stat's times (100 almost everywhere: a tick is
+    /// 10 ms, so a measured phase should last a good many of them).
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    static func sample(pid: Int32) throws -> ServerSample {
+        ServerSample(cpuTicks: try cpuTicks(pid: pid), rssKiB: try rssKiB(pid: pid), descriptors: try descriptors(pid: pid))
+    }
+
+    /// utime + stime (fields 14 and 15) of /proc/PID/stat. The fields are counted after
+    /// the command name's closing parenthesis: the name itself may hold spaces.
+    static func cpuTicks(pid: Int32) throws -> Int {
+        let text = try read("/proc/\(pid)/stat")
+        guard let close = text.lastIndex(of: ")") else { throw LoadError("/proc/\(pid)/stat: unexpected format") }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] is field 3 (state), so field 14 is fields[11].
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
+            throw LoadError("/proc/\(pid)/stat: unexpected format")
+        }
+        return user + system
+    }
+
+    /// VmRSS of /proc/PID/status, in KiB.
+    static func rssKiB(pid: Int32) throws -> Int {
+        let text = try read("/proc/\(pid)/status")
+        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            if let value = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) }) {
+                return value
+            }
+        }
+        throw LoadError("/proc/\(pid)/status has no VmRSS line")
+    }
+
+    static func descriptors(pid: Int32) throws -> Int {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+        } catch {
+            throw LoadError("cannot list /proc/\(pid)/fd (is process \(pid) running, and ours?): \(error.localizedDescription)")
+        }
+    }
+
+    /// CPU seconds (user + system) the load generator itself has used, all threads.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// Raises the soft limit on open files to the hard one: thousands of senders are
+    /// thousands of descriptors, here and in the servers started from here (they
+    /// inherit it).
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(resource, &limit)
+    }
+
+    private static func read(_ path: String) throws -> String {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw LoadError("cannot read \(path) (is the process running?): \(error.localizedDescription)")
+        }
+    }
+}

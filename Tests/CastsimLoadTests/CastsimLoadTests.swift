@@ -1,0 +1,192 @@
+import CastDevice
+import CastWire
+import Foundation
+import NIOCore
+import Testing
+
+@testable import castsim_load
+
+/// The load generator's own parts: what it sends must be what CastWire would encode, what
+/// it reads must find castsim's requestIds, and its echo server must answer with castsim's
+/// size, or every ratio it prints is wrong.
+@Suite("castsim-load: frames, replies, percentiles")
+struct CastsimLoadPartsTests {
+    @Test("A stamped frame is byte for byte what CastFraming encodes, for every number of digits")
+    func templateMatchesCastWire() throws {
+        for requestId in [1, 7, 10, 99, 100, 4_321, 12_345, 999_999, 1_000_000_000, CastFrameTemplate.maximumRequestId] {
+            let stamped = CastLoadMessages.getStatus.frame(requestId: requestId, allocator: ByteBufferAllocator())
+            let encoded = try CastFraming.frame(CastEnvelope(
+                sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
+                payload: .string(JSONValue.object(["type": "GET_STATUS", "requestId": .number(Double(requestId))]).jsonText())))
+            #expect(Array(stamped.readableBytesView) == Array(encoded.readableBytesView), "requestId \(requestId)")
+        }
+    }
+
+    @Test("The reply scanner reads the requestId of castsim's own RECEIVER_STATUS, and nothing from a CONNECT")
+    func scannerReadsCastsimReplies() throws {
+        var device = SimulatedDevice(configuration: DeviceConfiguration(identity: try DeviceIdentity(uuid: "0123456789abcdef0123456789abcdef")))
+        let connection = ConnectionID(1)
+        _ = device.connectionOpened(connection, now: .zero)
+        _ = device.receive(CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.connection,
+                                        payload: .string(#"{"type":"CONNECT"}"#)),
+                           on: connection, now: .zero)
+        let outputs = device.receive(CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
+                                                  payload: .string(#"{"type":"GET_STATUS","requestId":48213}"#)),
+                                     on: connection, now: .zero)
+        let replies = outputs.compactMap { output -> CastEnvelope? in
+            if case .send(let envelope, _) = output, envelope.namespace == CastNamespace.receiver { return envelope }
+            return nil
+        }
+        let reply = try #require(replies.first)
+        var frame = try CastFraming.frame(reply)
+        let body = try #require(try CastFraming.nextBody(from: &frame))
+        #expect(ReplyScanner.requestId(in: body) == 48213)
+
+        var connect = CastLoadMessages.connect
+        let connectBody = try #require(try CastFraming.nextBody(from: &connect))
+        #expect(ReplyScanner.requestId(in: connectBody) == nil)
+    }
+
+    @Test("The echo server's canned reply has the body size it is asked for", arguments: [120, 604, 763, 5_000])
+    func cannedReplySize(bytes: Int) throws {
+        let reply = try EchoServer.cannedReply(bodyBytes: bytes, destination: "sender-0")
+        #expect(reply.bodyBytes == bytes)
+        var frame = reply.frame(requestId: 3, allocator: ByteBufferAllocator())
+        let body = try #require(try CastFraming.nextBody(from: &frame))
+        #expect(ReplyScanner.requestId(in: body) == 3)
+        #expect(try CastFraming.parse(body: body).namespace == CastNamespace.receiver)
+    }
+
+    @Test("Percentiles are nearest-rank over every sample")
+    func percentiles() throws {
+        let summary = try #require(LatencyHistogram((1...1000).reversed().map { UInt64($0) * 1000 }).summary())
+        #expect(summary.p50 == 500)
+        #expect(summary.p99 == 990)
+        #expect(summary.p999 == 999)
+        #expect(summary.max == 1000)
+        #expect(LatencyHistogram().summary() == nil)
+    }
+}
+
+/// The executable as a user runs it, against castsim and its own echo server started from
+/// the same build folder: every mode prints figures for both and their ratios.
+@Suite("castsim-load: every mode against castsim and the echo server", .serialized, .timeLimit(.minutes(5)))
+struct CastsimLoadRunTests {
+    @Test("roundtrip: latency, throughput and server CPU for both targets, replies of the same size")
+    func roundtrip() throws {
+        let report = try Self.run(["roundtrip", "--senders", "2", "--requests", "400", "--json"])
+        for target in ["castsim", "echo"] {
+            let figures = try Self.figures(report, target)
+            #expect(try Self.number(figures, "p50_us") > 0, "\(target)")
+            #expect(try Self.number(figures, "p99_9_us") >= Self.number(figures, "p50_us"), "\(target)")
+            #expect(try Self.number(figures, "requests_per_second") > 0, "\(target)")
+            #expect(figures["server_cpu_us_per_request"] is NSNumber, "\(target): server CPU read from /proc")
+        }
+        #expect(try Self.number(Self.figures(report, "castsim"), "reply_bytes") == Self.number(Self.figures(report, "echo"), "reply_bytes"))
+        let ratio = try #require(report["ratio"] as? [String: Any])
+        #expect(ratio["p50_us"] is NSNumber)
+    }
+
+    @Test("fanout: every listener gets every round's broadcast")
+    func fanout() throws {
+        let report = try Self.run(["fanout", "--listeners", "5", "--requests", "40", "--json"])
+        for target in ["castsim", "echo"] {
+            let figures = try Self.figures(report, target)
+            let rounds = try Self.number(figures, "rounds_per_second")
+            // Five listeners, each with every round's status.
+            #expect(abs(try Self.number(figures, "messages_per_second") / rounds - 5) < 0.01, "\(target)")
+        }
+    }
+
+    @Test("idle: the idle senders are connected while the fresh sender measures")
+    func idle() throws {
+        let report = try Self.run(["idle", "--senders", "40", "--requests", "20", "--warmup", "10", "--settle", "0.2",
+                                   "--target", "castsim", "--json"])
+        let figures = try Self.figures(report, "castsim")
+        #expect(try Self.number(figures, "server_descriptors") >= 41)
+        #expect(figures["server_kib_per_sender"] is NSNumber)
+        #expect(report["targets"].flatMap { ($0 as? [String: Any])?["echo"] } == nil)
+    }
+
+    @Test("churn: castsim's descriptors are back where they started")
+    func churn() throws {
+        let report = try Self.run(["churn", "--connections", "60", "--settle", "0.5", "--target", "castsim", "--json"])
+        let figures = try Self.figures(report, "castsim")
+        #expect(try Self.number(figures, "connections_per_second") > 0)
+        #expect(try Self.number(figures, "server_descriptors_after") == Self.number(figures, "server_descriptors_before"))
+    }
+
+    @Test("Bad options are refused with what was expected")
+    func badOptions() throws {
+        let (status, _, error) = try Self.execute(["roundtrip", "--senders", "0"])
+        #expect(status != 0)
+        #expect(error.contains("--senders must be at least 1"), "stderr: \(error)")
+        let (connectStatus, _, connectError) = try Self.execute(["idle", "--connect", "localhost"])
+        #expect(connectStatus != 0)
+        #expect(connectError.contains("expected HOST:PORT"), "stderr: \(connectError)")
+    }
+
+    // MARK: Running the executable
+
+    /// castsim-load beside this test bundle: `swift build` puts every product of the
+    /// package in the one folder.
+    static func executable() throws -> URL {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if folder.lastPathComponent.hasSuffix(".xctest") { folder.deleteLastPathComponent() }
+        let url = folder.appendingPathComponent("castsim-load")
+        guard FileManager.default.isExecutableFile(atPath: url.path),
+              FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("castsim").path) else {
+            throw LoadRunFailure("castsim-load and castsim are not built in \(folder.path): run `swift build --build-tests` first")
+        }
+        return url
+    }
+
+    static func execute(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        // Read both to the end before waiting: a full pipe would block the child.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errorBytes = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errorBytes = stderr.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outputBytes = stdout.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outputBytes, as: UTF8.self), String(decoding: errorBytes, as: UTF8.self))
+    }
+
+    /// Runs a mode with --json and returns the report.
+    static func run(_ arguments: [String]) throws -> [String: Any] {
+        let (status, output, error) = try execute(arguments)
+        guard status == 0 else { throw LoadRunFailure("castsim-load \(arguments.joined(separator: " ")) exited \(status): \(error)") }
+        guard let report = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
+            throw LoadRunFailure("not a JSON object: \(output)")
+        }
+        return report
+    }
+
+    static func figures(_ report: [String: Any], _ target: String) throws -> [String: Any] {
+        guard let figures = (report["targets"] as? [String: Any])?[target] as? [String: Any] else {
+            throw LoadRunFailure("no figures for \(target) in \(report)")
+        }
+        return figures
+    }
+
+    static func number(_ figures: [String: Any], _ key: String) throws -> Double {
+        guard let value = figures[key] as? NSNumber else { throw LoadRunFailure("\(key) is not a number in \(figures)") }
+        return value.doubleValue
+    }
+}
+
+struct LoadRunFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
