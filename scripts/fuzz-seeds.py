@@ -25,8 +25,10 @@ NS_CONNECTION = "urn:x-cast:com.google.cast.tp.connection"
 NS_HEARTBEAT = "urn:x-cast:com.google.cast.tp.heartbeat"
 NS_RECEIVER = "urn:x-cast:com.google.cast.receiver"
 NS_MEDIA = "urn:x-cast:com.google.cast.media"
+NS_EMP = "urn:x-cast:com.ericsson.cast.receiver"
 # Indexes into FuzzDevice's tables.
-DEVICE_NAMESPACES = [NS_CONNECTION, NS_HEARTBEAT, NS_RECEIVER, NS_MEDIA]
+DEVICE_NAMESPACES = [NS_CONNECTION, NS_HEARTBEAT, NS_RECEIVER, NS_MEDIA, "urn:x-cast:com.google.cast.tp.deviceauth",
+                     "urn:x-cast:com.example.custom", "", NS_EMP]
 RECEIVER_0, APP = 0, 1
 
 TRACKS = [
@@ -78,6 +80,33 @@ MESSAGES: list[tuple[str, int, dict]] = [
     (NS_CONNECTION, APP, {"type": "CLOSE"}),
 ]
 
+# The EMP receiver (FuzzDevice launches it on a 0xFC record): both LOAD forms and its commands.
+EMP_MESSAGES: list[tuple[str, int, dict]] = [
+    (NS_MEDIA, APP, {"type": "LOAD", "requestId": 20, "media": {"contentId": "a1", "streamType": "BUFFERED"},
+                     "credentials": "t", "autoplay": True,
+                     "customData": {"customer": "C", "businessUnit": "B", "subtitleLanguage": "sv", "audioLanguage": "de",
+                                    "locale": "sv", "adParameters": {"consent": "x", "mute": False}}}),
+    (NS_EMP, APP, {"type": "pull"}),
+    (NS_EMP, APP, {"type": "showtexttrack", "data": {"language": "en", "kind": "subtitles"}}),
+    (NS_EMP, APP, {"type": "hidetexttrack"}),
+    (NS_EMP, APP, {"type": "selectaudiotrack", "data": {"language": "en"}}),
+    (NS_MEDIA, APP, {"type": "SEEK", "requestId": 21, "currentTime": 35}),
+    (NS_EMP, APP, {"type": "texttrackstyle", "data": {"color": "#FFF", "textOpacity": "0.5", "edgeStyle": "raised", "fontPercent": 1.5}}),
+    (NS_MEDIA, APP, {"type": "LOAD", "requestId": 22, "media": {"contentId": "ch"},
+                     "customData": {"ericssonexposure": {"exposureApiURL": "https://e.test", "customer": "C", "businessUnit": "B",
+                                                         "sessionToken": "t"},
+                                    "channelId": "ch", "playbackProperties": {"playFrom": "startTime", "startTime": 1767268810000},
+                                    "textLanguage": "en", "timeShiftDisabled": False, "autoplay": True}}),
+    (NS_EMP, APP, {"type": "playheadtime", "data": 1767268800000}),
+    (NS_EMP, APP, {"type": "playheadTime", "data": {"datetime": 1767268830000}}),
+    (NS_EMP, APP, {"type": "playnextprogram"}),
+    (NS_EMP, APP, {"type": "playpreviousprogram", "data": {"end": False}}),
+    (NS_EMP, APP, {"type": "gotolive"}),
+    (NS_EMP, APP, {"type": "refreshcontrols"}),
+    (NS_MEDIA, APP, {"type": "LOAD", "requestId": 23, "media": {"contentId": "geo"}, "credentials": "old",
+                     "customData": {"customer": "C", "businessUnit": "B"}}),
+]
+
 
 def varint(value: int) -> bytes:
     out = bytearray()
@@ -126,6 +155,15 @@ def main() -> None:
         record = bytes([DEVICE_NAMESPACES.index(namespace), destination, 0]) + text.encode()
         write("FuzzDevice", record)
         session_records.append(record)
+    emp_records = []
+    for namespace, destination, payload in EMP_MESSAGES:
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        record = bytes([DEVICE_NAMESPACES.index(namespace), destination, 0]) + text.encode()
+        write("FuzzJSON", text.encode())
+        write("FuzzDevice", b"\xfc\x00\x00\x00" + record)
+        emp_records.append(record)
+    # An EMP session: launch, the LOADs and commands, time passing over a program boundary.
+    write("FuzzDevice", b"\x00".join([b"\xfc\x00\x00"] + emp_records[:8] + [b"\xfe\x3c\x00"] + emp_records[8:]))
     write("FuzzFrames", session_frames)
     # A session with a clock advance (0xFE) and a reconnect (0xFD) in the middle.
     write("FuzzDevice", b"\x00".join(session_records[:12] + [b"\xfe\x3c\x00", b"\xfd\x00\x00"] + session_records[12:]))

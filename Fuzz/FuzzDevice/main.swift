@@ -7,21 +7,35 @@
 //   [namespace][destination][source] payload…
 // with each selector byte taken modulo its table below; a namespace byte of 0xFE
 // advances the clock by the destination byte in seconds, 0xFD closes and reopens the
-// second connection.
+// second connection, 0xFC launches the EMP receiver (over a small Exposure world) in
+// place of the Default Media Receiver.
 import CastDevice
 import CastWire
 
 private let namespaces = [
     CastNamespace.connection, CastNamespace.heartbeat, CastNamespace.receiver, CastNamespace.media,
-    CastNamespace.deviceAuth, "urn:x-cast:com.example.custom", "",
+    CastNamespace.deviceAuth, "urn:x-cast:com.example.custom", "", CastNamespace.emp,
 ]
 private let sources = [CastEndpoint.platformSender, "sender-fuzz", ""]
 private let identity = try! DeviceIdentity(uuid: "fedcba9876543210fedcba9876543210", friendlyName: "Fuzz TV")
+private let configuration = {
+    var configuration = DeviceConfiguration(identity: identity)
+    configuration.exposure = ExposureWorld(
+        isOpen: false,
+        businessUnits: [.init(customer: "C", businessUnit: "B", sessionTokens: ["t": .valid, "old": .expired])],
+        assets: ["a1": .init(duration: 120, textLanguages: ["en", "sv"], audioLanguages: ["en", "de"],
+                             gaps: [.init(from: 30, to: 40)], bookmark: 50),
+                 "geo": .init(entitlement: .refused(.init(message: "GEO_BLOCKED")))],
+        channels: ["ch": .init(programs: [.init(programId: "p1", assetId: "x1", start: 0, end: 60),
+                                          .init(programId: "p2", assetId: "x2", start: 60, end: 300)],
+                               textLanguages: ["en"])])
+    return configuration
+}()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDevice(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: start, count: count)
-    var device = SimulatedDevice(configuration: DeviceConfiguration(identity: identity))
+    var device = SimulatedDevice(configuration: configuration)
     var now = SimTime.zero
     let first = ConnectionID(1), second = ConnectionID(2)
     func send(_ namespace: String, from source: String = CastEndpoint.platformSender, to destination: String,
@@ -34,10 +48,10 @@ public func fuzzDevice(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     _ = device.connectionOpened(second, now: now)
     send(CastNamespace.connection, to: CastEndpoint.platformReceiver, #"{"type":"CONNECT"}"#)
     send(CastNamespace.receiver, to: CastEndpoint.platformReceiver, #"{"type":"LAUNCH","appId":"CC1AD845","requestId":1}"#)
-    let transportId = device.snapshot(at: now).runningApp?.transportId ?? "none"
+    var transportId = device.snapshot(at: now).runningApp?.transportId ?? "none"
     send(CastNamespace.connection, to: transportId, #"{"type":"CONNECT"}"#)
     send(CastNamespace.media, to: transportId, #"{"type":"LOAD","requestId":2,"media":{"contentId":"a.mp4","duration":60}}"#)
-    let destinations = [CastEndpoint.platformReceiver, transportId, CastEndpoint.broadcast, CastEndpoint.transport]
+    var destinations = [CastEndpoint.platformReceiver, transportId, CastEndpoint.broadcast, CastEndpoint.transport]
 
     for record in input.split(separator: 0, maxSplits: 64, omittingEmptySubsequences: true) {
         let bytes = Array(record)
@@ -49,6 +63,11 @@ public func fuzzDevice(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         case 0xFD:
             _ = device.connectionClosed(second, now: now)
             _ = device.connectionOpened(second, now: now)
+        case 0xFC:
+            send(CastNamespace.receiver, to: CastEndpoint.platformReceiver, #"{"type":"LAUNCH","appId":"F40E2D17","requestId":3}"#)
+            transportId = device.snapshot(at: now).runningApp?.transportId ?? "none"
+            destinations[1] = transportId
+            send(CastNamespace.connection, to: transportId, #"{"type":"CONNECT"}"#)
         default:
             let text = String(decoding: bytes[3...], as: UTF8.self)
             send(namespaces[Int(bytes[0]) % namespaces.count], from: sources[Int(bytes[2]) % sources.count],

@@ -71,6 +71,7 @@ public struct MessagePattern: Sendable, Equatable {
     public static let namespaceAliases: [String: String] = [
         "connection": CastNamespace.connection, "heartbeat": CastNamespace.heartbeat,
         "deviceauth": CastNamespace.deviceAuth, "receiver": CastNamespace.receiver, "media": CastNamespace.media,
+        "emp": CastNamespace.emp,
     ]
 }
 

@@ -39,7 +39,9 @@ extension Scenario {
 /// The keys each object of a scenario file may have, written once: the parser reads with
 /// them, and a test checks that the JSON Schema lists the same.
 package enum ScenarioKeys {
-    package static let top: Set<String> = ["name", "description", "device", "clock", "media", "timeline", "rules", "expectations"]
+    package static let top: Set<String> = [
+        "name", "description", "device", "clock", "media", "exposure", "timeline", "rules", "expectations",
+    ]
     package static let device: Set<String> = [
         "name", "model", "manufacturer", "uuid", "capabilities", "volume", "apps", "heartbeatInterval", "idleTimeout",
         "defaultMediaDuration", "playbackRateRange", "liveWindow", "isolateRequestIds",
@@ -52,9 +54,24 @@ package enum ScenarioKeys {
     package static let load: Set<String> = ["delay", "buffering", "fail", "neverAnswers"]
     package static let buffering: Set<String> = ["at", "for"]
     package static let fail: Set<String> = ["detailedErrorCode", "reason"]
+    package static let exposure: Set<String> = ["epoch", "businessUnits", "assets", "channels", "realReceiverExtras", "liveDelay"]
+    package static let businessUnit: Set<String> = ["customer", "businessUnit", "sessionTokens"]
+    package static let asset: Set<String> = [
+        "title", "duration", "textLanguages", "audioLanguages", "gaps", "bookmark", "entitlement",
+    ]
+    package static let channel: Set<String> = ["title", "textLanguages", "audioLanguages", "programs", "entitlement"]
+    package static let program: Set<String> = ["programId", "assetId", "title", "start", "end"]
+    /// A stretch of media: an asset's gap, a step's `segmentMissing`.
+    package static let span: Set<String> = ["from", "to"]
+    package static let grant: Set<String> = [
+        "live", "ffEnabled", "rwEnabled", "timeshiftEnabled", "airplayBlocked", "minBitrate", "maxBitrate", "maxResHeight",
+    ]
+    package static let refusal: Set<String> = ["refuse", "code"]
+    /// An entitlement is a grant or a refusal, never both; one object may name either's keys.
+    package static let entitlement = grant.union(refusal)
     package static let actions = [
         "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "remote", "closeConnection",
-        "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance",
+        "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "emp",
     ]
     package static let step = Set(actions + ["at", "after", "name"])
     package static let after: Set<String> = ["event", "delay", "occurrence"]
@@ -63,6 +80,9 @@ package enum ScenarioKeys {
     package static let closeConnection: Set<String> = ["which", "mode"]
     package static let delayReplies: Set<String> = ["by", "for"]
     package static let sendFrame: Set<String> = ["kind", "which"]
+    /// What an `emp` step does: exactly one of these.
+    package static let empActions = ["event", "entitlement", "endProgram", "segmentMissing"]
+    package static let emp = Set(empActions + ["data"])
     package static let rule: Set<String> = ["name", "match", "action", "reply", "delay", "times"]
     package static let expectation: Set<String> = ["name", "message", "sequence", "never", "within"]
     package static let pattern: Set<String> = ["namespace", "type", "from", "to", "fields"]
@@ -83,6 +103,7 @@ struct ScenarioParser {
         var device = device(root["device"] ?? JSONReader([:], at: JSONPath.root.appending("device")))
         let clock = root["clock"].flatMap(clock)
         let catalog = root["media"].map(catalog) ?? MediaCatalog()
+        let exposure = root["exposure"].flatMap(exposure)
         let timeline = elements(root["timeline"], step)
         let rules = elements(root["rules"], rule)
         let expectations = elements(root["expectations"], expectation)
@@ -98,13 +119,14 @@ struct ScenarioParser {
         }
         guard let name else { return nil }
         device?.mediaCatalog = catalog
+        if let exposure { device?.exposure = exposure }
         guard let device else { return nil }
         return Scenario(name: name, description: description, device: device, clock: clock, timeline: timeline,
                         rules: rules, expectations: expectations)
     }
 
     /// Reads each element of an optional array with `read`, dropping the ones with problems.
-    private func elements<T>(_ array: JSONReader?, _ read: (JSONReader) -> T?) -> [T] {
+    func elements<T>(_ array: JSONReader?, _ read: (JSONReader) -> T?) -> [T] {
         guard let array, let elements = reader.read({ try array.array() }) else { return [] }
         return elements.compactMap(read)
     }
@@ -187,6 +209,11 @@ struct ScenarioParser {
         guard let appId, let behaviour else { return nil }
         if behaviour == .defaultMediaReceiver, !namespaces.contains(CastNamespace.media) {
             namespaces = CastAppDefinition.defaultMediaReceiver.namespaces + namespaces
+        }
+        if behaviour == .emp {
+            // The EMP receiver answers both namespaces whatever the file lists, and senders
+            // look for them in RECEIVER_STATUS before they open the EMP channel.
+            namespaces = CastAppDefinition.emp.namespaces.filter { !namespaces.contains($0) } + namespaces
         }
         let displayName = reader.read(value["displayName"]) { try $0.string() } ?? appId
         return CastAppDefinition(appId: appId, displayName: displayName, namespaces: namespaces, behaviour: behaviour)
@@ -361,6 +388,8 @@ struct ScenarioParser {
             return .sendFrame(which, kind)
         case "advance":
             return reader.read { try value.duration(allowZero: false) }.map { .advance(seconds: $0) }
+        case "emp":
+            return empAction(value).map { .device(.emp($0)) }
         default:
             return nil
         }

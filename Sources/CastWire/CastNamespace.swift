@@ -14,6 +14,8 @@ public enum CastNamespace {
     public static let cac = "urn:x-cast:com.google.cast.cac"
     public static let sse = "urn:x-cast:com.google.cast.sse"
     public static let remoteControl = "urn:x-cast:com.google.cast.remotecontrol"
+    /// The EMP (Red Bee / Ericsson Exposure) receiver's own channel: `{"type", "data"}` JSON.
+    public static let emp = "urn:x-cast:com.ericsson.cast.receiver"
 
     /// Transport namespaces are routed with or without a prior CONNECT (§1.5).
     public static func isTransport(_ namespace: String) -> Bool {

@@ -6,19 +6,8 @@ import Testing
 
 @Suite("Scenario files: parsing and validation")
 struct ScenarioParsingTests {
-    private func parse(_ text: String) throws(ScenarioValidationError) -> Scenario {
-        try Scenario.parse(Data(text.utf8))
-    }
-
-    /// The issues a file produces, as "path: message" lines.
-    private func issues(_ text: String) -> [String] {
-        do {
-            _ = try parse(text)
-            return []
-        } catch {
-            return error.issues.map(\.description)
-        }
-    }
+    private func parse(_ text: String) throws(ScenarioValidationError) -> Scenario { try ScenarioText.parse(text) }
+    private func issues(_ text: String) -> [String] { ScenarioText.issues(text) }
 
     @Test("Durations: ms, s, m, h and combinations; anything else is refused", arguments: [
         ("250ms", 0.25), ("5s", 5), ("1h30m", 5400), ("1.5s", 1.5), ("2m", 120), ("1h", 3600), ("1m0.5s", 60.5),
@@ -86,12 +75,12 @@ struct ScenarioParsingTests {
          #"timeline[0].after.delay: expected a duration like "5s", got "5 sec""#),
         (#"{"timeline": []}"#, "name: missing; expected the scenario's name"),
         (#"{"name": "x", "colour": "red"}"#,
-         "colour: unknown key; expected one of clock, description, device, expectations, media, name, rules, timeline"),
+         "colour: unknown key; expected one of clock, description, device, expectations, exposure, media, name, rules, timeline"),
         (#"{"name": "x", "device": {"uuid": "1234"}}"#, #"device.uuid: expected 32 hex digits, with or without dashes, got "1234""#),
         (#"{"name": "x", "device": {"volume": {"level": 3}}}"#, "device.volume.level: expected a number from 0 to 1, got 3"),
         (#"{"name": "x", "device": {"apps": [{"displayName": "y"}]}}"#, #"device.apps[0].appId: missing; expected the app id, e.g. "CC1AD845""#),
-        (#"{"name": "x", "device": {"apps": [{"appId": "A", "behaviour": "emp"}]}}"#,
-         #"device.apps[0].behaviour: expected one of "defaultMediaReceiver", "custom", "idleScreen", got "emp""#),
+        (#"{"name": "x", "device": {"apps": [{"appId": "A", "behaviour": "netflix"}]}}"#,
+         #"device.apps[0].behaviour: expected one of "defaultMediaReceiver", "custom", "idleScreen", "emp", got "netflix""#),
         (#"{"name": "x", "clock": {"mode": "scaled"}}"#, "clock.speed: missing; expected how many times faster than real time"),
         (#"{"name": "x", "clock": {"mode": "warp"}}"#, #"clock.mode: expected one of "real", "scaled", "manual", got "warp""#),
         (#"{"name": "x", "media": {"a.mp4": {"duration": 90}}}"#, #"media["a.mp4"].duration: expected a duration like "5s" (more than 0), got a number (90)"#),
@@ -100,7 +89,7 @@ struct ScenarioParsingTests {
         (#"{"name": "x", "media": {"a.mp4": {"tracks": [{"trackId": 1, "type": "SUBTITLE"}]}}}"#,
          #"media["a.mp4"].tracks[0].type: expected TEXT, AUDIO or VIDEO, got "SUBTITLE""#),
         (#"{"name": "x", "timeline": [{"at": "1s"}]}"#,
-         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, stopApp, launchApp, standby, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance"),
+         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, stopApp, launchApp, standby, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance, emp"),
         (#"{"name": "x", "timeline": [{"at": "1s", "standby": true, "stopApp": true}]}"#,
          "timeline[0]: has 2 actions (stopApp, standby); one step does one thing"),
         (#"{"name": "x", "timeline": [{"after": {"event": "loaded"}, "standby": true}]}"#,
@@ -117,7 +106,7 @@ struct ScenarioParsingTests {
         (#"{"name": "x", "rules": [{"match": {"type": "LOAD", "fields": {"a": {"$near": 1}}}, "action": "drop"}]}"#,
          "rules[0].match.fields.a: unknown operator $near; expected one of $eq, $ne, $exists, $regex, $contains, $gt, $gte, $lt, $lte, $in"),
         (#"{"name": "x", "rules": [{"match": {"namespace": "mediaa"}, "action": "drop"}]}"#,
-         #"rules[0].match.namespace: expected "urn:x-cast:..." or one of connection, deviceauth, heartbeat, media, receiver, got "mediaa""#),
+         #"rules[0].match.namespace: expected "urn:x-cast:..." or one of connection, deviceauth, emp, heartbeat, media, receiver, got "mediaa""#),
         (#"{"name": "x", "rules": [{"match": {}, "action": "drop", "times": 0}]}"#, "rules[0].times: expected an integer >= 1, got 0"),
         (#"{"name": "x", "expectations": [{"name": "a", "message": {"type": "LOAD"}, "never": {"type": "STOP"}}]}"#,
          "expectations[0]: has message and never; expected exactly one"),

@@ -132,6 +132,12 @@ struct SchemaAgreementTests {
         (["$defs", "step", "properties", "sendFrame"], ScenarioKeys.sendFrame),
         (["$defs", "rule"], ScenarioKeys.rule), (["$defs", "expectation"], ScenarioKeys.expectation),
         (["$defs", "pattern"], ScenarioKeys.pattern),
+        (["$defs", "exposure"], ScenarioKeys.exposure),
+        (["$defs", "exposure", "properties", "businessUnits", "items"], ScenarioKeys.businessUnit),
+        (["$defs", "exposureAsset"], ScenarioKeys.asset), (["$defs", "exposureChannel"], ScenarioKeys.channel),
+        (["$defs", "exposureProgram"], ScenarioKeys.program), (["$defs", "span"], ScenarioKeys.span),
+        (["$defs", "grant"], ScenarioKeys.grant), (["$defs", "refusal"], ScenarioKeys.refusal),
+        (["$defs", "empAction"], ScenarioKeys.emp),
     ])
     func keys(path: [String], parser: Set<String>) {
         #expect(properties(path) == parser, "schema \(path) vs parser")
@@ -144,5 +150,9 @@ struct SchemaAgreementTests {
         let text = ScenarioSchema.json
         for event in ScenarioKeys.events { #expect(text.contains("\"\(event)\""), "\(event)") }
         for action in ScenarioKeys.actions { #expect(properties(["$defs", "step"]).contains(action), "\(action)") }
+        let aliases = Self.schema["$defs"]?["namespace"]?["anyOf"]?.arrayValue?.last?["enum"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(aliases.map(Set.init) == Set(MessagePattern.namespaceAliases.keys))
+        // Each entitlement key belongs to the grant or the refusal, never to both.
+        #expect(ScenarioKeys.grant.isDisjoint(with: ScenarioKeys.refusal))
     }
 }

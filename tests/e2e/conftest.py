@@ -77,7 +77,10 @@ def castsim_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def castsim_factory(
     castsim_bin: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[Callable[..., CastsimDevice]]:
-    """Start castsim devices: castsim_factory(name=..., model=..., extra_args=())."""
+    """Start castsim devices: castsim_factory(name=..., model=..., extra_args=(), console=False).
+
+    console=True: castsim's stdin stays open for device.console("advance 10m").
+    """
     devices: list[CastsimDevice] = []
     # Read by pytest_runtest_makereport below to attach stderr to failures.
     request.node._castsim_devices = devices  # type: ignore[attr-defined]
@@ -89,6 +92,7 @@ def castsim_factory(
         model: str = "Chromecast",
         device_uuid=None,
         extra_args: tuple[str, ...] = (),
+        console: bool = False,
     ) -> CastsimDevice:
         host = _ALLOCATOR.allocate((CAST_PORT, HTTP_PORT, HTTPS_PORT))
         device = start_castsim(
@@ -102,6 +106,7 @@ def castsim_factory(
             extra_args=(
                 "--default-duration", str(DEFAULT_DURATION_SECONDS), *extra_args,
             ),
+            console=console,
         )  # fmt: skip
         _ALL_DEVICES.append(device)
         devices.append(device)

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import pychromecast
 from pychromecast.controllers import BaseController
 from pychromecast.controllers.heartbeat import NS_HEARTBEAT
-from pychromecast.controllers.media import MediaController
+from pychromecast.controllers.media import MediaController, MediaStatusListener
 from pychromecast.socket_client import ConnectionStatus, ConnectionStatusListener, SocketClient
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -196,6 +196,7 @@ class CastsimDevice:
         Returns the exit status (negative = killed by that signal).
         """
         if self.proc.poll() is not None:
+            self._close_stdin()
             return self.proc.returncode
         self.stop_requested = True
         self.proc.send_signal(sig)
@@ -205,6 +206,23 @@ class CastsimDevice:
             self.needed_sigkill = True
             self.proc.kill()
             return self.proc.wait(timeout=timeout)
+        finally:
+            self._close_stdin()
+
+    def console(self, line: str) -> None:
+        """Write one line to castsim's standard input (the manual clock's control:
+        `advance 10m`, `report`). Only for a device started with console=True."""
+        if self.proc.stdin is None:
+            raise CastsimError("castsim was started without a console (console=True)")
+        self.proc.stdin.write((line.rstrip("\n") + "\n").encode())
+        self.proc.stdin.flush()
+
+    def _close_stdin(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
 
     # -- startup ---------------------------------------------------------
 
@@ -270,8 +288,14 @@ def start_castsim(
     log_level: str = "debug",
     extra_args: tuple[str, ...] = (),
     ready_timeout: float = READY_TIMEOUT,
+    console: bool = False,
 ) -> CastsimDevice:
-    """Start `castsim run` on host with the standard ports; wait until ready."""
+    """Start `castsim run` on host with the standard ports; wait until ready.
+
+    console=True keeps castsim's standard input open for CastsimDevice.console()
+    (the manual clock reads `advance DURATION` lines there); otherwise it is
+    /dev/null.
+    """
     device_uuid = device_uuid or uuidlib.uuid4()
     command = [
         str(binary),
@@ -293,7 +317,7 @@ def start_castsim(
         # timeout) then reaches castsim too, even if teardown never runs.
         proc = subprocess.Popen(
             command,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if console else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr_file,
         )
@@ -539,3 +563,16 @@ def wait_until(
                 message += f"\n  state: {details()}"
             raise AssertionError(message)
         time.sleep(interval)
+
+
+class FailureRecorder(MediaStatusListener):
+    """Records pychromecast's load_media_failed(itemId, detailedErrorCode) callbacks."""
+
+    def __init__(self) -> None:
+        self.failures: list[tuple[int, int]] = []
+
+    def new_media_status(self, status: Any) -> None:
+        pass
+
+    def load_media_failed(self, queue_item_id: int, error_code: int) -> None:
+        self.failures.append((queue_item_id, error_code))

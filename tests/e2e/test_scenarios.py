@@ -20,11 +20,10 @@ from pychromecast.controllers.media import (
     MEDIA_PLAYER_STATE_PAUSED,
     MEDIA_PLAYER_STATE_PLAYING,
     STREAM_TYPE_BUFFERED,
-    MediaStatusListener,
 )
 from pychromecast.response_handler import WaitResponse
 
-from e2e_harness import REPO_ROOT, CastsimDevice, Sender, wait_until
+from e2e_harness import REPO_ROOT, CastsimDevice, FailureRecorder, Sender, wait_until
 
 SCENARIOS = REPO_ROOT / "scenarios"
 MEDIA = "http://media.castsim.test"
@@ -132,17 +131,6 @@ def test_subtitles_with_styles(castsim_factory, sender_factory, tmp_path: Path) 
     wait_until(lambda: sender.media.status.current_subtitle_tracks == [], what="subtitles off")
     report = stop_and_read_report(device, report_path)
     assert report["passed"] is True, json.dumps(report, indent=1)
-
-
-class FailureRecorder(MediaStatusListener):
-    def __init__(self) -> None:
-        self.failures: list[tuple[int, int]] = []
-
-    def new_media_status(self, status: Any) -> None:
-        pass
-
-    def load_media_failed(self, queue_item_id: int, error_code: int) -> None:
-        self.failures.append((queue_item_id, error_code))
 
 
 def test_load_failure(castsim_factory, sender_factory, tmp_path: Path) -> None:

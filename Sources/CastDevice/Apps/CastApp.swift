@@ -35,6 +35,16 @@ package protocol CastApp: Sendable {
 
     /// What inspection shows of the app's state.
     func snapshot(at now: SimTime) -> AppStateSnapshot
+
+    /// Whether the app wants ``observe(_:context:)``: most apps do not, and the platform
+    /// then spends nothing on it.
+    var observesDeviceEvents: Bool { get }
+
+    /// Something happened on the device, the app's own doing included (its media
+    /// receiver's state changes) or the platform's (the device volume): an app that speaks
+    /// about such changes on its own namespace (the EMP receiver) learns of them here,
+    /// from the one typed event stream, instead of comparing states.
+    mutating func observe(_ event: DeviceEvent.Kind, context: inout AppContext)
 }
 
 extension CastApp {
@@ -44,6 +54,8 @@ extension CastApp {
     package mutating func apply(_ input: AppInput, context: inout AppContext) {}
     package mutating func stop(context: inout AppContext) {}
     package func snapshot(at now: SimTime) -> AppStateSnapshot { AppStateSnapshot() }
+    package var observesDeviceEvents: Bool { false }
+    package mutating func observe(_ event: DeviceEvent.Kind, context: inout AppContext) {}
 }
 
 /// What an app is launched with.
@@ -73,6 +85,7 @@ package enum AppInput: Sendable, Equatable {
     case buffer(seconds: Double)
     case playerError(detailedErrorCode: Int?)
     case remote(OperatorInput.RemoteKey)
+    case emp(EMPInput)
 }
 
 /// What an app may do while it handles something: answer a sender, broadcast from its
@@ -90,15 +103,18 @@ package struct AppContext: Sendable {
 
     package let now: SimTime
     package let transportId: String
+    /// The device (receiver) volume as it stands.
+    package let deviceVolume: Volume
     /// The device's deterministic generator (queue shuffles), shared so replays repeat.
     package var ids: IdentifierGenerator
     /// The last `mediaSessionId` the device handed out: ids grow for the life of the device.
     package var lastMediaSessionId: Int
     package private(set) var effects: [Effect] = []
 
-    package init(now: SimTime, transportId: String, ids: IdentifierGenerator, lastMediaSessionId: Int) {
+    package init(now: SimTime, transportId: String, deviceVolume: Volume, ids: IdentifierGenerator, lastMediaSessionId: Int) {
         self.now = now
         self.transportId = transportId
+        self.deviceVolume = deviceVolume
         self.ids = ids
         self.lastMediaSessionId = lastMediaSessionId
     }
@@ -146,6 +162,7 @@ package struct AppRegistry: Sendable {
         registry.register(DefaultMediaReceiverApp.self)
         registry.register(CustomApp.self)
         registry.register(BackdropApp.self)
+        registry.register(EMPApp.self)
         return registry
     }()
 
@@ -165,8 +182,13 @@ package struct AppRegistry: Sendable {
 public struct AppStateSnapshot: Sendable, Equatable {
     /// The media session of a media receiver app; nil when it has none (or is no media app).
     public var media: MediaSnapshot?
+    /// What the EMP receiver plays from Exposure; nil for other apps and when it plays nothing.
+    public var emp: EMPSnapshot?
 
-    public init(media: MediaSnapshot? = nil) { self.media = media }
+    public init(media: MediaSnapshot? = nil, emp: EMPSnapshot? = nil) {
+        self.media = media
+        self.emp = emp
+    }
 }
 
 extension AppContext {

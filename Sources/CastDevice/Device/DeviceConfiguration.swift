@@ -27,7 +27,9 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     /// How loads go, per content id (failures, delays, what the media really is).
     public var mediaCatalog = MediaCatalog()
     /// The apps this device can run, by app id.
-    public var apps: [CastAppDefinition] = [.defaultMediaReceiver, .backdrop]
+    public var apps: [CastAppDefinition] = [.defaultMediaReceiver, .backdrop, .emp]
+    /// The Exposure backend the EMP receiver plays from.
+    public var exposure = ExposureWorld()
     /// The app shown when nothing else runs (video devices show Backdrop). nil: none.
     public var idleScreenAppId: String? = CastAppDefinition.backdrop.appId
 

@@ -27,6 +27,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     var lastMediaSessionId = 0
     /// The last RECEIVER_STATUS `status` built, and its text (``receiverStatusMessage(requestId:)``).
     var receiverStatusCache: ReceiverStatusCache?
+    /// Set while the running app observes an event (``raise(_:)``).
+    var appIsObserving = false
 
     package init(configuration: DeviceConfiguration, authority: (any DeviceAuthority)? = nil,
                  apps registry: AppRegistry = .builtIn, now: SimTime = .zero) {
@@ -153,7 +155,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     /// Runs `body` on the running app with a fresh context, then carries out what it did.
     mutating func withRunningApp(_ body: (inout any CastApp, inout AppContext) -> Void) {
         guard let transportId = runningApp?.transportId else { return }
-        var context = AppContext(now: now, transportId: transportId, ids: ids, lastMediaSessionId: lastMediaSessionId)
+        var context = AppContext(now: now, transportId: transportId, deviceVolume: volume, ids: ids,
+                                 lastMediaSessionId: lastMediaSessionId)
         body(&runningApp!.app, &context)
         ids = context.ids
         lastMediaSessionId = context.lastMediaSessionId
@@ -184,6 +187,11 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
 
     mutating func raise(_ kind: DeviceEvent.Kind) {
         pending.append(.event(DeviceEvent(time: now, kind: kind)))
+        // The running app hears of it; what it raises while it listens is not fed back.
+        guard !appIsObserving, runningApp?.app.observesDeviceEvents == true else { return }
+        appIsObserving = true
+        withRunningApp { app, context in app.observe(kind, context: &context) }
+        appIsObserving = false
     }
 
     /// Answers the sender endpoint of a request, from `localId`. An answer too large for

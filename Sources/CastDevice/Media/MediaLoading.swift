@@ -17,9 +17,9 @@ extension MediaReceiver {
             mediaSessionId: context.nextMediaSessionId(), queue: queue, currentItemId: first.itemId,
             playbackRate: start.playbackRate ?? 1, streamVolume: Volume(level: 1, muted: false),
             activeTrackIds: first.activeTrackIds ?? [], customData: start.customData, credentials: start.credentials,
-            credentialsType: start.credentialsType, liveWindow: settings.liveWindow)
+            credentialsType: start.credentialsType, liveWindow: settings.liveWindow, withheldCommands: start.withheldCommands)
         beginLoad(of: first, in: session, requester: requester, autoplay: first.autoplay, position: start.startTime,
-                  initial: true, context: &context)
+                  initial: true, outcome: start.outcome, context: &context)
         context.log(.info, requester.connection,
                     "\(command.type) \(first.media.contentId) → media session \(session.mediaSessionId), \(start.items.count) item(s)")
         // §6.6: first IDLE with extendedStatus LOADING (requestId 0) ...
@@ -30,7 +30,8 @@ extension MediaReceiver {
 
     /// Starts loading `item` as the current item of `session`: the player enters `loading`.
     mutating func beginLoad(of item: QueueItem, in session: MediaSession, requester: Requester?, autoplay: Bool,
-                            position: Double?, initial: Bool, context: inout AppContext) {
+                            position: Double?, initial: Bool, outcome: MediaLoadBehaviour.Outcome? = nil,
+                            context: inout AppContext) {
         let now = context.now
         var session = session
         var item = item
@@ -46,11 +47,12 @@ extension MediaReceiver {
         session.preloadedItemId = nil
         setActiveTracks(item.activeTrackIds ?? (initial ? session.activeTrackIds : []), in: &session, context: &context)
         session.liveOrigin = item.media.streamType == .live ? now : nil
-        let readyAt: SimTime? = behaviour.outcome == .neverAnswer ? nil : now + max(0, behaviour.loadDelay)
+        let outcome = outcome ?? behaviour.outcome
+        let readyAt: SimTime? = outcome == .neverAnswer ? nil : now + max(0, behaviour.loadDelay)
         // Live media starts at the live edge unless the sender asked for a position.
         let start = position ?? (item.media.streamType == .live ? settings.liveWindow : item.startTime)
         let load = PlayerPhase.Load(
-            itemId: item.itemId, readyAt: readyAt, outcome: behaviour.outcome, requester: requester, autoplay: autoplay,
+            itemId: item.itemId, readyAt: readyAt, outcome: outcome, requester: requester, autoplay: autoplay,
             startPosition: start, isInitial: initial, heldPosition: initial ? 0 : phase.currentTime(at: now))
         enter(.loading(session, load), context: &context)
     }

@@ -42,9 +42,7 @@ extension MediaReceiver {
     {
         var session = try controllableSession(command)
         let now = context.now
-        let current = phase.currentTime(at: now)
-        // relativeTime takes precedence when present; decoding made sure one is there.
-        let target = seek.relativeTime.map { current + $0 } ?? seek.currentTime ?? current
+        let target = seekTarget(seek, at: now)
         // No resumeState keeps the state: a stalled player plays on from the new place.
         let running = seek.resumePlaying ?? (phase.name != .paused)
         // Clamped to the item (or the live window): Android seeks to 4294967296 for "live edge".

@@ -137,7 +137,7 @@ extension MediaReceiver {
 
     /// Completes a queue command: jumps if asked (the status that answers the request
     /// then comes when the item has loaded), otherwise answers at once with the new items.
-    private mutating func finishQueueCommand(_ requester: Requester, session: MediaSession, jumpTo target: Int?,
+    mutating func finishQueueCommand(_ requester: Requester?, session: MediaSession, jumpTo target: Int?,
                                              position: Double?, context: inout AppContext) {
         if let target, let item = session.queue.item(target) {
             if let load = phase.load { cancel(load, context: &context) }

@@ -158,6 +158,9 @@ package struct MediaReceiver: Sendable {
             case .stop:
                 endSession(reason: .cancelled, answering: nil, context: &context)
             }
+        case .emp:
+            // The EMP receiver handles its own inputs; a plain media receiver has no Exposure world.
+            break
         }
     }
 

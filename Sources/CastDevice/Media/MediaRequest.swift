@@ -143,6 +143,11 @@ package struct SessionStart: Sendable {
     var customData: JSONValue?
     var credentials: String?
     var credentialsType: String?
+    /// How the load goes, whatever the media catalog says: an app that knows better (the
+    /// EMP receiver refusing an unentitled asset) decides here.
+    var outcome: MediaLoadBehaviour.Outcome?
+    /// Commands the session does not offer (``MediaSession/withheldCommands``).
+    var withheldCommands: MediaCommands = []
 
     /// The fields every load carries about the session (customData, credentials).
     mutating func readSessionFields(_ body: JSONReader) throws(JSONReadError) {

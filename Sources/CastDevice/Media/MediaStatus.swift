@@ -66,7 +66,7 @@ extension MediaReceiver {
         if session.queue.hasPrevious(before: current) || repeating { commands.insert(.queuePrev) }
         if session.queue.items.count > 1 || repeating { commands.formUnion([.queueShuffle, .queueRepeatAll, .queueRepeatOne]) }
         if session.currentItem?.media.hasTracks == true { commands.insert(.editTracks) }
-        return commands.intersection(settings.allowedCommands)
+        return commands.intersection(settings.allowedCommands).subtracting(session.withheldCommands)
     }
 
     /// One MediaStatus object (§6.4). The always-present fields are always here:

@@ -22,6 +22,8 @@ public enum OperatorInput: Sendable, Equatable {
     /// when nothing runs), to every subscriber of that endpoint (`connection` nil) or to
     /// one connection's sender.
     case sendMessage(namespace: String, source: String?, connection: ConnectionID?, payload: JSONValue)
+    /// Something in the Exposure world of the EMP receiver (ignored by other apps).
+    case emp(EMPInput)
 
     public enum RemoteKey: String, Sendable, Equatable, CaseIterable { case play, pause, stop }
 }
@@ -40,6 +42,8 @@ extension SimulatedDevice {
             withRunningApp { app, context in app.apply(.playerError(detailedErrorCode: code), context: &context) }
         case .remote(let key):
             withRunningApp { app, context in app.apply(.remote(key), context: &context) }
+        case .emp(let input):
+            withRunningApp { app, context in app.apply(.emp(input), context: &context) }
         case .stopApp:
             if runningApp?.app.isIdleScreen != true {
                 stopRunningApp()

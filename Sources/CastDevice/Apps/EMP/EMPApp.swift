@@ -1,0 +1,133 @@
+import CastWire
+
+extension AppBehaviour {
+    /// The EMP (Red Bee / Ericsson Exposure) ChromeCast receiver: a media receiver plus the
+    /// custom namespace `urn:x-cast:com.ericsson.cast.receiver` (emp-protocol.md).
+    public static let emp = AppBehaviour(rawValue: "emp")
+}
+
+extension CastAppDefinition {
+    /// The EMP receiver as Red Bee hosts it, `F40E2D17` (emp-protocol.md §7).
+    public static let emp = CastAppDefinition(
+        appId: "F40E2D17", displayName: "EMP Receiver", namespaces: [CastNamespace.media, CastNamespace.emp],
+        behaviour: .emp)
+}
+
+/// The EMP ChromeCast receiver: a ``MediaReceiver`` for the media namespace, which EMP
+/// LOADs reach through the Exposure world (token, asset or channel, entitlement), and the
+/// custom namespace beside it. Its events are the media receiver's and the platform's typed
+/// events said in EMP terms (``observe(_:context:)``), plus the EPG's program boundaries.
+/// Every EMP message is broadcast to every sender connected to the app, as receiver 2.79 does.
+package struct EMPApp: CastApp {
+    package static let behaviour = AppBehaviour.emp
+    let definition: CastAppDefinition
+    var media: MediaReceiver
+    /// This launch's copy of the Exposure world: scenario steps change it as it plays.
+    var world: ExposureWorld
+    let clock: ExposureClock
+    let defaultMediaDuration: Double
+    var playback: EMPPlayback?
+
+    package init(launch: AppLaunch) {
+        definition = launch.definition
+        media = MediaReceiver(MediaSettings(launch))
+        world = launch.configuration.exposure
+        clock = ExposureClock(epochMilliseconds: launch.configuration.exposure.epochMilliseconds)
+        defaultMediaDuration = launch.configuration.defaultMediaDuration
+    }
+
+    package var observesDeviceEvents: Bool { true }
+
+    package mutating func receive(_ message: AppMessage, context: inout AppContext) {
+        switch message.envelope.namespace {
+        case CastNamespace.media: receiveMedia(message, context: &context)
+        case CastNamespace.emp: receiveCommand(message, context: &context)
+        default: context.acceptWithoutAnswer(message, app: definition)
+        }
+        followProgramGuide(context: &context)
+    }
+
+    package func nextDeadline(now: SimTime) -> SimTime? {
+        let player = media.nextDeadline(now: now)
+        guard let boundary = nextProgramBoundary(now: now) else { return player }
+        return player.map { min($0, boundary) } ?? boundary
+    }
+
+    package mutating func advance(context: inout AppContext) {
+        media.advance(context: &context)
+        followProgramGuide(context: &context)
+    }
+
+    package mutating func apply(_ input: AppInput, context: inout AppContext) {
+        switch input {
+        case .emp(let input): apply(input, context: &context)
+        default: media.apply(input, context: &context)
+        }
+        followProgramGuide(context: &context)
+    }
+
+    package mutating func stop(context: inout AppContext) {
+        media.stop(context: &context)
+        playback = nil
+    }
+
+    package func snapshot(at now: SimTime) -> AppStateSnapshot {
+        AppStateSnapshot(media: media.snapshot(at: now), emp: playback?.snapshot)
+    }
+
+    // MARK: Events
+
+    /// The device's typed events, said in EMP terms (emp-protocol.md §4.10, "unsolicited").
+    package mutating func observe(_ event: DeviceEvent.Kind, context: inout AppContext) {
+        switch event {
+        case .volumeChanged(let volume):
+            broadcast(EMPEvent.volumeChange(volume), context: &context)
+        case .streamVolumeChanged(let id, let volume) where id == playback?.mediaSessionId:
+            broadcast(EMPEvent.volumeChange(volume), context: &context)
+        case .playerStateChanged(let id, let from, let to) where id == playback?.mediaSessionId:
+            if from == .loading, to != .idle, playback?.announcedReady == false {
+                // The first `canplay`.
+                playback?.announcedReady = true
+                announceReady(context: &context)
+            }
+            if to == .playing, playback?.announcedPlaying == false {
+                playback?.announcedPlaying = true
+                broadcastTracks(context: &context)
+            }
+        case .activeTracksChanged(let id, _) where id == playback?.mediaSessionId && playback?.announcedPlaying == true:
+            broadcastTracks(context: &context)
+        case .mediaSessionEnded(let id, _) where id == playback?.mediaSessionId:
+            playback = nil
+        default:
+            break
+        }
+    }
+
+    private mutating func announceReady(context: inout AppContext) {
+        guard let playback else { return }
+        broadcast(EMPEvent.message("timeShiftEnabled", .bool(playback.timeshiftEnabled)), context: &context)
+        if playback.isLive {
+            // The player finds the program at its playhead once it can play.
+            followProgramGuide(context: &context, announcing: true)
+        } else if world.realReceiverExtras {
+            broadcast(EMPEvent.assetChanged(assetId: playback.content.id, title: playback.asset?.title), context: &context)
+        }
+    }
+
+    func broadcast(_ payload: JSONPayload, context: inout AppContext) {
+        context.broadcast(payload, namespace: CastNamespace.emp, answering: nil)
+    }
+
+    func broadcastTracks(context: inout AppContext) {
+        let snapshot = media.snapshot(at: context.now)
+        broadcast(EMPEvent.tracksUpdated(tracks: snapshot?.currentItem?.media.tracks ?? [],
+                                         activeTrackIds: snapshot?.activeTrackIds ?? []),
+                  context: &context)
+    }
+
+    /// §4.4, §4.5: `startTimeLive` (the program's start) then `programchanged`.
+    func announce(_ program: ExposureWorld.Program, channelId: String, context: inout AppContext) {
+        broadcast(EMPEvent.message("startTimeLive", .number(Double(clock.milliseconds(program.start)))), context: &context)
+        broadcast(EMPEvent.programChanged(program, channelId: channelId, clock: clock, withDates: true), context: &context)
+    }
+}

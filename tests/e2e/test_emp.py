@@ -1,0 +1,766 @@
+"""End-to-end: the EMP receiver app (issue 9) with pychromecast senders over TLS.
+
+Each sender gets an EMPController, a pychromecast controller for the EMP namespace
+`urn:x-cast:com.ericsson.cast.receiver` (../shared/docs/emp-protocol.md), registered with
+cast.register_handler() like pychromecast's own controllers. It keeps every EMP message
+the sender receives, in order, beside the media-namespace messages, and checks each one
+against the decoding rules of the iOS sender (emp-protocol.md §4.0, §6) and of the
+Android Enigma sender (`trackId`, getLong integers): a message either of them rejects
+fails the test.
+
+The Exposure world comes from a scenario written into tmp_path. Its clock is manual, so
+nothing happens unless a sender asks for it or the test moves time with the console
+(`advance 11m` on castsim's standard input).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pychromecast.controllers import BaseController
+from pychromecast.controllers.media import MEDIA_PLAYER_STATE_IDLE
+from pychromecast.response_handler import WaitResponse
+
+from e2e_harness import CastsimDevice, FailureRecorder, Sender, wait_until
+
+NS_MEDIA = "urn:x-cast:com.google.cast.media"
+NS_EMP = "urn:x-cast:com.ericsson.cast.receiver"
+EMP_APP_ID = "F40E2D17"
+
+# The scenario's wall clock at scenario time 0: EPG times are this plus scenario time.
+EPOCH = datetime(2026, 5, 1, 18, 0, 0, tzinfo=timezone.utc)
+EPOCH_MS = int(EPOCH.timestamp() * 1000)
+
+SCENARIO: dict[str, Any] = {
+    "name": "EMP end to end",
+    "description": "tests/e2e/test_emp.py: a VOD asset in two text and two audio languages, a live channel of two programs.",
+    "clock": {"mode": "manual"},
+    # A manual clock jumps minutes at once: no device PINGs or idle timeout to trip over.
+    "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+    "exposure": {
+        "epoch": "2026-05-01T18:00:00Z",
+        "businessUnits": [
+            {"customer": "Blixt", "businessUnit": "Play", "sessionTokens": {"tok-valid": "valid", "tok-old": "expired"}}
+        ],
+        "assets": {
+            "movie-1": {"title": "Northern Lights", "duration": "1h30m", "textLanguages": ["en", "sv"], "audioLanguages": ["en", "de"]}
+        },
+        "channels": {
+            "news-24": {
+                "title": "News 24",
+                "programs": [
+                    {"programId": "p1", "assetId": "a-p1", "title": "Morning", "start": "0s", "end": "10m"},
+                    {"programId": "p2", "assetId": "a-p2", "title": "Noon", "start": "10m", "end": "20m"},
+                ],
+            }
+        },
+    },
+}
+
+# How long to keep listening after the expected messages arrived, to catch extra ones.
+SETTLE = 0.5
+
+
+# --------------------------------------------------------------------------
+# The senders' decoding rules (emp-protocol.md §4.0 table, §4.1-§4.8, §6)
+# --------------------------------------------------------------------------
+
+# iOS `MessageType` (v4.1.0): anything else is SenderError.unsupportedMessage.
+IOS_TYPES = frozenset({
+    "tracksupdated", "timeShiftEnabled", "volumechange", "durationchange", "startTimeLive", "programchanged",
+    "segmentmissing", "autoplay", "isLive", "error", "entitlementchange",
+})  # fmt: skip
+
+
+def _is_int(value: Any) -> bool:
+    """A JSON integer (Swift Int/Int64, Android getInt/getLong): no bool, no fraction."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _require(problems: list[str], container: Any, key: str, check, what: str, path: str) -> Any:
+    """container[key] must exist and pass check; returns it (or None)."""
+    if not isinstance(container, dict) or key not in container:
+        problems.append(f"{path}.{key}: missing; expected {what}")
+        return None
+    value = container[key]
+    if not check(value):
+        problems.append(f"{path}.{key}: expected {what}, got {json.dumps(value)}")
+        return None
+    return value
+
+
+def _optional(problems: list[str], container: dict, key: str, check, what: str, path: str) -> None:
+    """Swift `decodeIfPresent`: absent or null is fine, anything else must pass check."""
+    if container.get(key) is not None and not check(container[key]):
+        problems.append(f"{path}.{key}: expected {what} or nothing, got {json.dumps(container[key])}")
+
+
+def _check_tracks(problems: list[str], data: Any, id_key: str, id_what: str) -> None:
+    """tracksupdated's `data.tracksInfo`: integer active ids; tracks with string label,
+    type and language and an integer id under the key this sender reads (§4.1)."""
+    info = _require(problems, data, "tracksInfo", lambda v: isinstance(v, dict), "an object", "data")
+    if info is None:
+        return
+    _require(problems, info, "activeTrackIds", lambda v: isinstance(v, list) and all(map(_is_int, v)),
+             "a list of integers", "data.tracksInfo")
+    tracks = _require(problems, info, "tracks", lambda v: isinstance(v, list), "a list", "data.tracksInfo")
+    for index, track in enumerate(tracks or []):
+        path = f"data.tracksInfo.tracks[{index}]"
+        if not isinstance(track, dict):
+            problems.append(f"{path}: expected an object")
+            continue
+        _require(problems, track, id_key, _is_int, id_what, path)
+        for key in ("label", "type", "language"):
+            _require(problems, track, key, _is_str, "a string", path)
+
+
+def ios_rejections(message: dict) -> list[str]:
+    """Why iOSClientCast v4.1.0 (`Channel.didReceiveTextMessage`) rejects a message; [] if it accepts it."""
+    problems: list[str] = []
+    kind = message.get("type")
+    if kind not in IOS_TYPES:
+        return [f"type {json.dumps(kind)} is not one of the 11 iOS types (exact casing)"]
+    data = message.get("data")
+    if kind == "tracksupdated":
+        _check_tracks(problems, data, id_key="id", id_what="an integer")
+    elif kind in ("timeShiftEnabled", "autoplay", "isLive"):
+        _require(problems, message, "data", _is_bool, "a JSON boolean", "")
+    elif kind == "volumechange":
+        _require(problems, data, "volume", lambda v: _is_number(v) and 0 <= v <= 1, "a number in 0...1", "data")
+        _require(problems, data, "muted", _is_bool, "a boolean", "data")
+    elif kind == "durationchange":
+        _require(problems, message, "data", _is_number, "a number", "")
+    elif kind in ("startTimeLive", "segmentmissing"):
+        _require(problems, message, "data", _is_int, "an integer (Int64)", "")
+    elif kind == "programchanged":
+        program = _require(problems, data, "program", lambda v: isinstance(v, dict), "an object", "data")
+        if program is not None:
+            for key in ("programId", "assetId", "channelId"):
+                _require(problems, program, key, _is_str, "a string", "data.program")
+            for key in ("startTime", "endTime"):
+                _optional(problems, program, key, _is_str, "a string", "data.program")
+    elif kind == "entitlementchange":
+        entitlement = _require(problems, data, "entitlement", lambda v: isinstance(v, dict), "an object", "data")
+        if entitlement is not None:
+            for key in ("live", "ffEnabled", "timeshiftEnabled", "rwEnabled", "airplayBlocked"):
+                _require(problems, entitlement, key, _is_bool, "a boolean", "data.entitlement")
+            for key in ("minBitrate", "maxBitrate", "maxResHeight"):
+                _optional(problems, entitlement, key, _is_int, "an integer", "data.entitlement")
+    elif kind == "error":
+        # No data, or data that is no object: ReceiverError(-1, "UNKNOWN_ERROR"), accepted.
+        if isinstance(data, dict):
+            _optional(problems, data, "code", _is_int, "an integer", "data")
+            _optional(problems, data, "message", _is_str, "a string", "data")
+    return problems
+
+
+def android_rejections(message: dict) -> list[str]:
+    """Why the Android Enigma sender (`EnigmaMessageConverter`) fails on a message; [] if it reads it.
+
+    org.json coerces (getInt of 1.5 or "1", getBoolean of "true", getString of 7): like
+    the iOS rules these ask for the JSON type the receiver is meant to send. Types it
+    does not know go to onUnhandledMessageType, which is no failure.
+    """
+    problems: list[str] = []
+    kind = message.get("type")
+    data = message.get("data")
+    if kind == "tracksupdated":
+        _check_tracks(problems, data, id_key="trackId", id_what="an integer (getInt)")
+    elif kind in ("timeShiftEnabled", "autoplay", "isLive"):
+        _require(problems, message, "data", _is_bool, "a boolean", "")
+    elif kind == "volumechange":
+        _require(problems, data, "volume", _is_number, "a number (getDouble)", "data")
+        _require(problems, data, "muted", _is_bool, "a boolean", "data")
+    elif kind in ("startTimeLive", "segmentmissing"):
+        _require(problems, message, "data", _is_int, "an integer (getLong)", "")
+    elif kind == "programchanged":
+        _require(problems, data, "program", lambda v: isinstance(v, dict), "an object (getJSONObject)", "data")
+    elif kind == "entitlementchange":
+        _require(problems, data, "entitlement", lambda v: isinstance(v, dict), "an object", "data")
+    elif kind == "assetchanged":
+        _require(problems, data, "asset", lambda v: isinstance(v, dict), "an object", "data")
+    elif kind == "error":
+        _require(problems, message, "data", lambda v: isinstance(v, dict), "an object (getJSONObject)", "")
+    elif kind == "liveDelay":
+        _require(problems, message, "data", _is_number, "a number (getDouble)", "")
+    return problems
+
+
+def emp_rejections(text: str) -> list[str]:
+    """Every reason an EMP payload (a JSON text) is rejected by the iOS or the Android Enigma sender."""
+    try:
+        message = json.loads(text)
+    except ValueError as err:
+        return [f"not JSON: {err}"]
+    if not isinstance(message, dict):
+        return ["not a JSON object {\"type\", \"data\"}"]
+    if not isinstance(message.get("type"), str):
+        return ["no string type"]
+    return [f"iOS: {p}" for p in ios_rejections(message)] + [f"Android: {p}" for p in android_rejections(message)]
+
+
+# --------------------------------------------------------------------------
+# What a sender receives
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Received:
+    namespace: str
+    source_id: str
+    destination_id: str
+    payload: Any  # the payload parsed ourselves, whatever JSON it is
+    text: str
+
+    @property
+    def type(self) -> Any:
+        return self.payload.get("type") if isinstance(self.payload, dict) else None
+
+    @property
+    def data(self) -> Any:
+        return self.payload.get("data") if isinstance(self.payload, dict) else None
+
+
+@dataclass
+class Timeline:
+    """Every media and EMP message one sender received, in arrival order.
+
+    pychromecast routes all of a connection's messages from its one socket thread, so
+    the order here is the order on the wire across both namespaces.
+    """
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    entries: list[Received] = field(default_factory=list)
+
+    def add(self, entry: Received) -> None:
+        with self.lock:
+            self.entries.append(entry)
+
+    def mark(self) -> int:
+        with self.lock:
+            return len(self.entries)
+
+    def since(self, mark: int = 0, namespace: str | None = None) -> list[Received]:
+        with self.lock:
+            entries = self.entries[mark:]
+        return [e for e in entries if namespace is None or e.namespace == namespace]
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+class EMPController(BaseController):
+    """A controller for the EMP namespace, as a sender app's EMP channel.
+
+    supporting_app_id makes it an app controller: send_message goes to the running
+    app's transport id (pychromecast's send_app_message), which must list the EMP
+    namespace in RECEIVER_STATUS, and launches F40E2D17 first if another app runs.
+    Receiving needs a virtual connection to that transport id: pychromecast opens one
+    when a RECEIVER_STATUS names a new app with a namespace that has a handler (then it
+    calls channel_connected), and attach() opens it for an app that was already running
+    when the controller was registered.
+    """
+
+    def __init__(self, name: str, timeline: Timeline) -> None:
+        super().__init__(NS_EMP, supporting_app_id=EMP_APP_ID)
+        self.name = name
+        self.timeline = timeline
+        self.transport_id: str | None = None
+        self._lock = threading.Lock()
+        self.messages: list[Received] = []
+        # (message, reasons) for every message a sender would reject.
+        self.rejected: list[tuple[Received, list[str]]] = []
+
+    # -- connection ------------------------------------------------------
+
+    def channel_connected(self) -> None:
+        assert self._socket_client is not None
+        self.transport_id = self._socket_client.destination_id
+
+    def channel_disconnected(self) -> None:
+        self.transport_id = None
+
+    def attach(self) -> str:
+        """Connect to the running EMP app's transport id; returns it."""
+        client = self._socket_client
+        assert client is not None, "register the controller first"
+        wait_until(lambda: client.destination_id is not None and NS_EMP in client.app_namespaces,
+                   what=f"{self.name}: a running app with {NS_EMP} in RECEIVER_STATUS",
+                   details=lambda: f"app_namespaces={client.app_namespaces} destination={client.destination_id}")
+        assert client.destination_id is not None
+        # What pychromecast does itself for a new app (new_cast_status) and before any
+        # send: CONNECT to the app's transport id unless that channel is already open.
+        client._ensure_channel_connected(client.destination_id)
+        self.transport_id = client.destination_id
+        return self.transport_id
+
+    # -- receiving -------------------------------------------------------
+
+    def receive_message(self, message: Any, _data: dict) -> bool:
+        # pychromecast turns a payload that is no JSON object into {}: parse it ourselves.
+        text = message.payload_utf8
+        entry = Received(message.namespace, message.source_id, message.destination_id, _parse(text), text)
+        rejections = emp_rejections(text)
+        with self._lock:
+            self.messages.append(entry)
+            if rejections:
+                self.rejected.append((entry, rejections))
+        self.timeline.add(entry)
+        return True
+
+    def received(self, since: int = 0) -> list[Received]:
+        with self._lock:
+            return self.messages[since:]
+
+    def mark(self) -> int:
+        with self._lock:
+            return len(self.messages)
+
+    def types(self, since: int = 0) -> list[Any]:
+        return [m.type for m in self.received(since)]
+
+    def of_type(self, kind: str, since: int = 0) -> list[Received]:
+        return [m for m in self.received(since) if m.type == kind]
+
+    # -- sending (as the iOS sender writes them, §3.1: no requestId) ------
+
+    def send(self, kind: str, data: Any = None) -> None:
+        payload: dict[str, Any] = {"type": kind}
+        if data is not None:
+            payload["data"] = data
+        self.send_message(payload, no_add_request_id=True)
+
+    def pull(self) -> None:
+        self.send("pull")
+
+    def show_text_track(self, language: str) -> None:
+        self.send("showtexttrack", {"language": language})
+
+    def hide_text_track(self) -> None:
+        self.send("hidetexttrack")
+
+    def select_audio_track(self, language: str) -> None:
+        self.send("selectaudiotrack", {"language": language})
+
+
+class MediaRecorder(BaseController):
+    """Extra handler on the media namespace: puts every message on the timeline.
+
+    pychromecast hands each message to every handler of its namespace, so the sender's
+    own MediaController still processes everything.
+    """
+
+    def __init__(self, timeline: Timeline) -> None:
+        super().__init__(NS_MEDIA)
+        self.timeline = timeline
+
+    def receive_message(self, message: Any, _data: dict) -> bool:
+        text = message.payload_utf8
+        self.timeline.add(Received(message.namespace, message.source_id, message.destination_id, _parse(text), text))
+        return True
+
+
+@dataclass
+class EmpSender:
+    """One pychromecast sender with its EMP channel and a timeline of what it received."""
+
+    name: str
+    sender: Sender
+    emp: EMPController
+    timeline: Timeline
+    failures: FailureRecorder
+
+    @property
+    def source_id(self) -> str:
+        return self.sender.cast.socket_client.source_id
+
+    def statuses(self, since: int = 0) -> list[dict]:
+        """The media status objects of every MEDIA_STATUS received since `since`."""
+        return [
+            status
+            for entry in self.timeline.since(since, NS_MEDIA)
+            if entry.type == "MEDIA_STATUS"
+            for status in entry.payload.get("status", [])
+        ]
+
+    def describe(self) -> str:
+        return (
+            f"{self.name}: EMP types {self.emp.types()}; media "
+            f"{[(e.type, e.payload.get('requestId')) for e in self.timeline.since(0, NS_MEDIA)]}; "
+            f"{self.sender.describe()}"
+        )
+
+
+def emp_sender(device: CastsimDevice, sender_factory, name: str) -> EmpSender:
+    timeline = Timeline()
+    sender = sender_factory(device)
+    emp = EMPController(name, timeline)
+    sender.cast.register_handler(emp)
+    sender.cast.register_handler(MediaRecorder(timeline))
+    failures = FailureRecorder()
+    sender.media.register_status_listener(failures)
+    return EmpSender(name, sender, emp, timeline, failures)
+
+
+def launch_emp(view: EmpSender) -> str:
+    """The EMP receiver via a receiver LAUNCH (pychromecast's start_app); returns its transport id."""
+    view.sender.cast.start_app(EMP_APP_ID)
+    wait_until(lambda: view.sender.cast.status is not None and view.sender.cast.status.app_id == EMP_APP_ID,
+               what="F40E2D17 running", details=view.sender.describe)
+    status = view.sender.cast.status
+    assert status.display_name == "EMP Receiver", status
+    assert NS_MEDIA in status.namespaces and NS_EMP in status.namespaces, status.namespaces
+    # The new app's RECEIVER_STATUS made pychromecast connect this controller to it.
+    wait_until(lambda: view.emp.transport_id == status.transport_id, what="EMP channel connected to the app",
+               details=lambda: f"controller transport={view.emp.transport_id} app transport={status.transport_id}")
+    return view.emp.attach()
+
+
+def start_device(castsim_factory, tmp_path: Path, *, console: bool = False) -> CastsimDevice:
+    scenario = tmp_path / "emp.json"
+    scenario.write_text(json.dumps(SCENARIO, indent=1))
+    return castsim_factory(extra_args=("--scenario", str(scenario)), console=console)
+
+
+def two_senders(device: CastsimDevice, sender_factory) -> tuple[EmpSender, EmpSender]:
+    """A launches the EMP receiver; B connects to the running app, as a second phone would."""
+    a = emp_sender(device, sender_factory, "A")
+    transport = launch_emp(a)
+    b = emp_sender(device, sender_factory, "B")
+    wait_until(lambda: b.sender.cast.status is not None and b.sender.cast.status.app_id == EMP_APP_ID,
+               what="B sees F40E2D17", details=b.sender.describe)
+    assert b.emp.attach() == transport
+    # B's MediaController asked for the media status while connecting, possibly before
+    # B's recorders were registered: ask again and wait for the answer, so B is known to
+    # be in the app (and on its timeline) before anything happens.
+    handler = WaitResponse(10.0, "B: GET_STATUS")
+    b.sender.media.update_status(callback_function=handler.callback)
+    handler.wait_response()
+    assert handler.response is not None and handler.response["type"] == "MEDIA_STATUS", handler.response
+    return a, b
+
+
+def load(view: EmpSender, content_id: str, token: str, **custom: Any) -> tuple[int, dict]:
+    """A LOAD as the current iOS sender sends it (§5.1, §5.2), on the media namespace to
+    the app; returns its requestId and the reply that carries that requestId."""
+    payload: dict[str, Any] = {
+        "type": "LOAD",
+        "media": {"contentId": content_id, "streamType": "BUFFERED", "contentType": "video/mp4"},
+        "credentials": token,
+        "customData": {"customer": "Blixt", "businessUnit": "Play", **custom},
+        "autoplay": True,
+    }
+    handler = WaitResponse(10.0, f"LOAD {content_id}")
+    # MediaController.send_message: to the app's transport id, requestId added in place.
+    view.sender.media.send_message(payload, inc_session_id=True, callback_function=handler.callback)
+    handler.wait_response()
+    assert handler.response is not None, f"no reply to LOAD {content_id}"
+    return payload["requestId"], handler.response
+
+
+def collect(view: EmpSender, since: int, count: int, timeout: float = 10.0) -> list[Received]:
+    """The EMP messages since `since` once at least `count` arrived (or the timeout
+    passed) and nothing more came for SETTLE seconds: the caller compares them exactly."""
+    deadline = time.monotonic() + timeout
+    while len(view.emp.received(since)) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(SETTLE)
+    return view.emp.received(since)
+
+
+def check_accepted(*views: EmpSender) -> None:
+    """Every EMP message decodes under the iOS and the Android Enigma rules, and came from
+    the app to this sender (or to all)."""
+    problems = []
+    for view in views:
+        for entry, reasons in view.emp.rejected:
+            problems.append(f"{view.name} received {entry.text}\n    rejected: {'; '.join(reasons)}")
+        for entry in view.emp.received():
+            if entry.source_id != view.emp.transport_id:
+                problems.append(f"{view.name} received {entry.text} from {entry.source_id}, not the app {view.emp.transport_id}")
+            if entry.destination_id not in ("*", view.source_id):
+                problems.append(f"{view.name} received {entry.text} addressed to {entry.destination_id}")
+    assert not problems, "EMP messages a sender rejects:\n  " + "\n  ".join(problems)
+
+
+def active_ids(status: dict) -> list[int]:
+    return sorted(status.get("activeTrackIds", []))
+
+
+def wait_for_emp(view: EmpSender, kind: str, since: int = 0, timeout: float = 10.0) -> Received:
+    found = wait_until(lambda: view.emp.of_type(kind, since), timeout=timeout,
+                       what=f"{view.name}: EMP {kind}", details=view.describe)
+    return found[0]
+
+
+def iso_instant(text: Any) -> datetime:
+    """An ISO 8601 date-time with Z, as JavaScript's Date.toJSON writes it."""
+    assert isinstance(text, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z", text), text
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+# --------------------------------------------------------------------------
+# The rules themselves (no castsim)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("payload", "rejected_by"),  # rejected_by: the senders whose rules refuse it
+    [
+        ({"type": "tracksupdated", "data": {"tracksInfo": {"activeTrackIds": [1], "tracks": [
+            {"id": 1, "trackId": 1, "label": "Svenska", "language": "sv", "type": "text", "kind": "subtitles"}]}}}, set()),
+        ({"type": "tracksupdated", "data": {"tracksInfo": {"activeTrackIds": [], "tracks": [
+            {"trackId": 1, "label": "Svenska", "language": "sv", "type": "text"}]}}}, {"iOS"}),
+        ({"type": "tracksupdated", "data": {"tracksInfo": {"activeTrackIds": [], "tracks": [
+            {"id": 1, "label": "Svenska", "language": "sv", "type": "text"}]}}}, {"Android"}),
+        ({"type": "tracksupdated", "data": {"tracksInfo": {"activeTrackIds": [], "tracks": [
+            {"id": 1, "trackId": 1, "language": "sv", "type": "text"}]}}}, {"iOS", "Android"}),
+        ({"type": "timeshiftenabled", "data": True}, {"iOS"}),
+        ({"type": "timeShiftEnabled", "data": 1}, {"iOS", "Android"}),
+        ({"type": "assetchanged", "data": {"asset": {}}}, {"iOS"}),
+        ({"type": "liveDelay", "data": 30}, {"iOS"}),
+        ({"type": "segmentmissing", "data": 12.5}, {"iOS", "Android"}),
+        ({"type": "startTimeLive", "data": 1777658400000}, set()),
+        ({"type": "programchanged", "data": {"programId": "p1"}}, {"iOS", "Android"}),
+        ({"type": "programchanged", "data": {"program": {"programId": "p1", "assetId": "a", "channelId": 7}}}, {"iOS"}),
+        ({"type": "error", "data": {"type": "ERROR", "code": "102", "message": "X"}}, {"iOS"}),
+        ({"type": "error", "data": {"code": 102, "message": 7}}, {"iOS"}),
+        ({"type": "error"}, {"Android"}),
+        ({"type": "error", "data": {"type": "ERROR", "code": 102, "message": "INVALID_SESSION_TOKEN"}}, set()),
+        ({"type": "entitlementchange", "data": {"entitlement": {"live": False, "ffEnabled": True, "rwEnabled": True,
+                                                                "timeshiftEnabled": True}}}, {"iOS"}),
+        ({"type": "volumechange", "data": {"volume": 1e30, "muted": False}}, {"iOS"}),
+        ({"type": "volumechange", "data": {"volume": 0.5, "muted": False}}, set()),
+        ({"type": "volumechange", "data": {"volume": 1, "muted": False, "senderId": None}}, set()),
+    ],
+)
+def test_sender_rules(payload: dict, rejected_by: set[str]) -> None:
+    reasons = emp_rejections(json.dumps(payload))
+    assert {r.split(":")[0] for r in reasons} == rejected_by, reasons
+
+
+def test_scenario_validates(castsim_bin: Path, tmp_path: Path) -> None:
+    path = tmp_path / "emp.json"
+    path.write_text(json.dumps(SCENARIO))
+    result = subprocess.run([str(castsim_bin), "validate", str(path)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+
+
+# --------------------------------------------------------------------------
+# End to end
+# --------------------------------------------------------------------------
+
+TRACKS = [(0, "text", "en"), (1, "text", "sv"), (2, "audio", "en"), (3, "audio", "de")]
+
+
+def test_showtexttrack_reaches_both_senders_in_both_views(castsim_factory, sender_factory, tmp_path: Path) -> None:
+    device = start_device(castsim_factory, tmp_path)
+    a, b = two_senders(device, sender_factory)
+    _, reply = load(a, "movie-1", "tok-valid", subtitleLanguage="en", audioLanguage="de")
+    assert reply["type"] == "MEDIA_STATUS", reply
+    for view in (a, b):
+        # First playing: tracksupdated with the LOAD's languages, English text + German audio.
+        first = wait_for_emp(view, "tracksupdated")
+        info = first.data["tracksInfo"]
+        assert [(t["id"], t["type"], t["language"]) for t in info["tracks"]] == TRACKS, info
+        assert sorted(info["activeTrackIds"]) == [0, 3], info
+        wait_until(lambda v=view: v.statuses() and active_ids(v.statuses()[-1]) == [0, 3],
+                   what=f"{view.name}: MEDIA_STATUS activeTrackIds [0, 3]", details=view.describe)
+    time.sleep(SETTLE)
+    marks = {view.name: (view.emp.mark(), view.timeline.mark()) for view in (a, b)}
+
+    a.emp.show_text_track("sv")
+
+    seen = {}
+    for view in (a, b):
+        emp_mark, media_mark = marks[view.name]
+        updated = wait_for_emp(view, "tracksupdated", since=emp_mark)
+        status = wait_until(lambda v=view, m=media_mark: [s for s in v.statuses(m) if "activeTrackIds" in s],
+                            what=f"{view.name}: MEDIA_STATUS after showtexttrack", details=view.describe)[-1]
+        info = updated.data["tracksInfo"]
+        # Swedish text replaces English; the German audio stays.
+        assert sorted(info["activeTrackIds"]) == [1, 3], f"{view.name}: {updated.text}"
+        assert active_ids(status) == sorted(info["activeTrackIds"]), f"{view.name}: MEDIA_STATUS {status} vs {updated.text}"
+        assert [(t["id"], t["type"], t["language"]) for t in info["tracks"]] == TRACKS, info
+        # pychromecast's own view of the session agrees.
+        wait_until(lambda v=view: sorted(v.sender.media.status.current_subtitle_tracks) == [1, 3],
+                   what=f"{view.name}: pychromecast activeTrackIds [1, 3]", details=view.describe)
+        # One track change, one tracksupdated: nothing else on the EMP namespace.
+        assert [m.type for m in collect(view, emp_mark, 1)] == ["tracksupdated"], view.describe()
+        seen[view.name] = (updated.payload, active_ids(status))
+    assert seen["A"] == seen["B"]
+    check_accepted(a, b)
+
+
+def test_edit_tracks_info_on_the_media_namespace_also_sends_tracksupdated(castsim_factory, sender_factory, tmp_path: Path) -> None:
+    device = start_device(castsim_factory, tmp_path)
+    a, b = two_senders(device, sender_factory)
+    load(a, "movie-1", "tok-valid", subtitleLanguage="en", audioLanguage="de")
+    for view in (a, b):
+        wait_for_emp(view, "tracksupdated")
+        wait_until(lambda v=view: v.sender.media.status.media_session_id is not None, what=f"{view.name}: a media session")
+    time.sleep(SETTLE)
+    marks = {view.name: view.emp.mark() for view in (a, b)}
+    # B switches with the standard CAF request: no subtitles, English audio.
+    handler = WaitResponse(10.0, "EDIT_TRACKS_INFO")
+    b.sender.media._send_command({"type": "EDIT_TRACKS_INFO", "activeTrackIds": [2]}, handler.callback)
+    handler.wait_response()
+    assert handler.response["type"] == "MEDIA_STATUS", handler.response
+    assert active_ids(handler.response["status"][0]) == [2], handler.response
+    for view in (a, b):
+        updated = wait_for_emp(view, "tracksupdated", since=marks[view.name])
+        assert updated.data["tracksInfo"]["activeTrackIds"] == [2], updated.text
+        assert [m.type for m in collect(view, marks[view.name], 1)] == ["tracksupdated"], view.describe()
+    check_accepted(a, b)
+
+
+PULL_PREFIX = ["volumechange", "timeShiftEnabled", "autoplay", "isLive", "startTimeLive"]
+
+
+@pytest.mark.parametrize(
+    ("content_id", "expected"),
+    [
+        (None, [*PULL_PREFIX, "tracksupdated"]),
+        ("movie-1", [*PULL_PREFIX, "entitlementchange", "tracksupdated"]),
+        ("news-24", [*PULL_PREFIX, "programchanged", "entitlementchange", "tracksupdated"]),
+    ],
+    ids=["nothing-playing", "vod", "channel"],
+)
+def test_pull_answers_the_documented_sequence(castsim_factory, sender_factory, tmp_path: Path,
+                                              content_id: str | None, expected: list[str]) -> None:
+    device = start_device(castsim_factory, tmp_path)
+    a, b = two_senders(device, sender_factory)
+    if content_id is not None:
+        _, reply = load(a, content_id, "tok-valid", subtitleLanguage="sv", audioLanguage="de")
+        assert reply["type"] == "MEDIA_STATUS", reply
+        for view in (a, b):
+            wait_for_emp(view, "tracksupdated")  # the first playing: the unsolicited events are out
+    time.sleep(SETTLE)
+    marks = {view.name: view.emp.mark() for view in (a, b)}
+
+    b.emp.pull()
+
+    answers = {}
+    for view in (a, b):
+        answer = collect(view, marks[view.name], len(expected))
+        assert [m.type for m in answer] == expected, f"{view.name}: {[m.text for m in answer]}"
+        answers[view.name] = [m.payload for m in answer]
+    # A broadcast: the sender that did not ask gets the same answer.
+    assert answers["A"] == answers["B"]
+    by_type = {m["type"]: m.get("data") for m in answers["A"]}
+    volume = a.sender.cast.status
+    assert by_type["volumechange"]["volume"] == pytest.approx(volume.volume_level), by_type["volumechange"]
+    assert by_type["volumechange"]["muted"] is volume.volume_muted, by_type["volumechange"]
+    assert by_type["autoplay"] is True
+    assert by_type["isLive"] is (content_id == "news-24")
+    if content_id == "news-24":
+        assert by_type["startTimeLive"] == EPOCH_MS  # p1 starts at scenario time 0
+        program = by_type["programchanged"]["program"]
+        assert (program["programId"], program["assetId"], program["channelId"]) == ("p1", "a-p1", "news-24"), program
+        # §4.10: the pull answer blanks the player's start/end dates.
+        assert "start" not in program and "end" not in program, program
+        assert by_type["entitlementchange"]["entitlement"]["live"] is True
+    if content_id == "movie-1":
+        assert by_type["entitlementchange"]["entitlement"]["live"] is False
+        info = by_type["tracksupdated"]["tracksInfo"]
+        assert [(t["id"], t["type"], t["language"]) for t in info["tracks"]] == TRACKS, info
+        assert sorted(info["activeTrackIds"]) == [1, 3], info
+    check_accepted(a, b)
+
+
+def test_live_channel_crosses_a_program_boundary_on_the_manual_clock(castsim_factory, sender_factory, tmp_path: Path) -> None:
+    device = start_device(castsim_factory, tmp_path, console=True)
+    a, b = two_senders(device, sender_factory)
+    _, reply = load(a, "news-24", "tok-valid")
+    assert reply["type"] == "MEDIA_STATUS", reply
+    for view in (a, b):
+        # First ready: the program on air, p1, announced with its start.
+        first = wait_for_emp(view, "programchanged")
+        assert first.data["program"]["programId"] == "p1", first.text
+        types = view.emp.types()
+        assert "startTimeLive" in types and types.index("startTimeLive") < types.index("programchanged"), types
+        wait_for_emp(view, "tracksupdated")
+        wait_until(lambda v=view: v.sender.media.status.content_id == "a-p1", what=f"{view.name}: MEDIA_STATUS of p1",
+                   details=view.describe)
+    time.sleep(SETTLE)
+    marks = {view.name: view.emp.mark() for view in (a, b)}
+    # The manual clock has not moved: no boundary yet.
+    assert all(not view.emp.received(marks[view.name]) for view in (a, b))
+
+    device.console("advance 11m")  # p1 ends at 10m, p2 runs 10m-20m
+
+    payloads = {}
+    for view in (a, b):
+        changed = collect(view, marks[view.name], 2)
+        assert [m.type for m in changed] == ["startTimeLive", "programchanged"], f"{view.name}: {[m.text for m in changed]}"
+        start_time_live, program_changed = changed
+        p2_start = EPOCH + timedelta(minutes=10)
+        assert start_time_live.data == EPOCH_MS + 10 * 60 * 1000, start_time_live.text
+        program = program_changed.data["program"]
+        assert (program["programId"], program["assetId"], program["channelId"]) == ("p2", "a-p2", "news-24"), program
+        assert iso_instant(program["startTime"]) == p2_start, program
+        assert iso_instant(program["endTime"]) == EPOCH + timedelta(minutes=20), program
+        assert start_time_live.data == int(iso_instant(program["startTime"]).timestamp() * 1000)
+        # §5.6: the media status names the program's asset now.
+        wait_until(lambda v=view: v.sender.media.status.content_id == "a-p2", what=f"{view.name}: MEDIA_STATUS of p2",
+                   details=view.describe)
+        payloads[view.name] = [m.payload for m in changed]
+    assert payloads["A"] == payloads["B"]
+    check_accepted(a, b)
+
+
+def test_load_with_a_bad_token_gets_error_and_load_failed(castsim_factory, sender_factory, tmp_path: Path) -> None:
+    device = start_device(castsim_factory, tmp_path)
+    a, b = two_senders(device, sender_factory)
+    emp_marks = {view.name: view.emp.mark() for view in (a, b)}
+    media_marks = {view.name: view.timeline.mark() for view in (a, b)}
+
+    request_id, reply = load(a, "movie-1", "tok-forged")
+
+    # LOAD_FAILED answers the LOAD (its requestId), to the sender that sent it.
+    assert reply["type"] == "LOAD_FAILED", reply
+    assert reply["requestId"] == request_id and reply["detailedErrorCode"] == 905, reply
+    wait_until(lambda: a.failures.failures, what="pychromecast's load_media_failed", details=a.describe)
+    assert [code for _, code in a.failures.failures] == [905]
+    for view in (a, b):
+        error = wait_for_emp(view, "error", since=emp_marks[view.name])
+        assert error.data == {"type": "ERROR", "code": 102, "message": "INVALID_SESSION_TOKEN"}, error.text
+        # Nothing plays: no entitlement, no ready, no tracks.
+        assert [m.type for m in collect(view, emp_marks[view.name], 1)] == ["error"], view.describe()
+        wait_until(lambda v=view: v.sender.media.status.idle_reason == "ERROR", what=f"{view.name}: IDLE/ERROR",
+                   details=view.describe)
+        assert view.sender.media.status.player_state == MEDIA_PLAYER_STATE_IDLE
+    # On A's wire: LOAD_FAILED, then the MEDIA_STATUS IDLE/ERROR.
+    media = a.timeline.since(media_marks["A"], NS_MEDIA)
+    failed_at = next(i for i, e in enumerate(media) if e.type == "LOAD_FAILED")
+    idle_at = next(i for i, e in enumerate(media) if e.type == "MEDIA_STATUS"
+                   and any(s.get("playerState") == "IDLE" and s.get("idleReason") == "ERROR" for s in e.payload["status"]))
+    assert failed_at < idle_at, [e.text for e in media]
+    # B did not send the LOAD: it sees the session fail, not the LOAD_FAILED.
+    assert not [e for e in b.timeline.since(media_marks["B"], NS_MEDIA) if e.type == "LOAD_FAILED"], b.describe()
+    check_accepted(a, b)
