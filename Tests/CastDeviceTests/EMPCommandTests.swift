@@ -136,6 +136,20 @@ struct EMPCommandTests {
         #expect(emp.emp("loadnextsource").isEmpty)
     }
 
+    @Test("Numbers out of range neither crash nor corrupt the player: NaN strings, 1e300 times, a start time of 1e308")
+    func outOfRange() {
+        var emp = EMPDevice()
+        emp.load("news-24", extra: ["playbackProperties": ["playFrom": "startTime", "startTime": 1e308]])
+        #expect(emp.session?.currentTime == 1800)
+        #expect(emp.empRaw(#"{"type":"playheadtime","data":1e300}"#).statuses.last?["currentTime"] == 1800)
+        #expect(emp.empRaw(#"{"type":"playheadtime","data":-1e300}"#).statuses.last?["currentTime"] == 0)
+        let style = emp.emp("texttrackstyle", ["color": "#FFF", "textOpacity": "nan", "fontPercent": "inf", "backgroundOpacity": "-inf"])
+        #expect(style.statuses.last?["media"]?["textTrackStyle"] == ["foregroundColor": "#FFFFFFFF"])
+        // The playhead sits 30 minutes before the EPG's first program: no programchanged.
+        #expect(emp.emp("pull").empTypes == ["volumechange", "timeShiftEnabled", "autoplay", "isLive", "startTimeLive",
+                                             "entitlementchange", "tracksupdated"])
+    }
+
     @Test("Unknown types and malformed payloads are ignored; the session carries on", arguments: [
         #"{"type":"getAssetInfo"}"#, #"{"type":"PULL"}"#, "not json", #"["pull"]"#, #"{"data":1}"#, #"{"type":"showtexttrack"}"#,
         #"{"type":"playheadtime","data":"soon"}"#,

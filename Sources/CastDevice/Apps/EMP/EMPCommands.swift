@@ -152,6 +152,10 @@ extension EMPApp {
     /// cancelled with `segmentmissing` when it lands in missing segments.
     private mutating func move(to target: Double, from position: Double, context: inout AppContext) {
         guard let playback else { return }
+        guard target.isFinite else {
+            context.log(.info, nil, "EMP move ignored: the time asked for is out of range")
+            return
+        }
         do {
             try checkSeek(to: target, from: position, playback: playback)
         } catch {

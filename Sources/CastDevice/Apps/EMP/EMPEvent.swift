@@ -97,10 +97,16 @@ enum EMPEvent {
 struct ExposureClock: Sendable {
     let epochMilliseconds: Int64
 
-    /// Milliseconds since 1970 at scenario time `seconds`, whole (iOS decodes Int64).
+    /// Milliseconds since 1970 at scenario time `seconds`, whole (iOS decodes Int64);
+    /// saturated, so no time however far advanced can trap the conversion.
     func milliseconds(_ seconds: Double) -> Int64 {
-        epochMilliseconds + Int64((seconds * 1000).rounded())
+        let total = (Double(epochMilliseconds) + seconds * 1000).rounded()
+        guard total.isFinite else { return total > 0 ? Self.latest : total < 0 ? -Self.latest : epochMilliseconds }
+        return Int64(total.clamped(to: -Double(Self.latest)...Double(Self.latest)))
     }
+
+    /// Year 275760, JavaScript's last date: far inside Int64 and what a sender can parse.
+    static let latest: Int64 = 8_640_000_000_000_000
 
     /// Scenario seconds at `milliseconds` since 1970.
     func seconds(atMilliseconds milliseconds: Double) -> Double {

@@ -133,6 +133,11 @@ extension EMPApp {
     /// `startOffset`), or the wall-clock `startTime`. Positions are MEDIA_STATUS positions; a
     /// channel's edge is at the live window's length when it loads.
     func startPosition(of playback: EMPPlayback, now: SimTime) -> Double? {
+        // Out of range (a start time of 1e308 ms): where the player starts by default.
+        startPositionAsked(of: playback, now: now).flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    private func startPositionAsked(of playback: EMPPlayback, now: SimTime) -> Double? {
         let request = playback.request
         let offset = request.startOffsetMilliseconds.map { $0 / 1000 }
         guard playback.isLive else {
@@ -171,6 +176,7 @@ extension EMPApp {
         guard let playback, playback.mediaSessionId == media.mediaSessionId,
               let current = media.snapshot(at: context.now), current.loadingItemId == nil else { return false }
         let target = media.seekTarget(try SeekRequest(header.body), at: context.now)
+        guard target.isFinite else { return false }
         try checkSeek(to: target, from: current.currentTime, playback: playback)
         guard playback.isMissing(target) else { return false }
         context.log(.info, requester.connection, "SEEK to \(NumberText.format(target)) s lands in missing segments: cancelled")

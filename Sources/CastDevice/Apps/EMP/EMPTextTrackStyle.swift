@@ -10,7 +10,7 @@ enum EMPTextTrackStyle {
         var style: [String: JSONValue] = [:]
         func color(_ colorKey: String, _ opacityKey: String, into castKey: String) {
             guard let rgb = fields[colorKey]?.stringValue.flatMap(hexColor) else { return }
-            let opacity = fields[opacityKey].flatMap { $0.doubleValue ?? $0.stringValue.flatMap(Double.init) } ?? 1
+            let opacity = fields[opacityKey].flatMap(number) ?? 1
             let alpha = Int((opacity.clamped(to: 0...1) * 255).rounded())
             style[castKey] = .string(rgb + hex(alpha))
         }
@@ -19,7 +19,7 @@ enum EMPTextTrackStyle {
         color("windowColor", "windowOpacity", into: "windowColor")
         let edges = ["none": "NONE", "raised": "RAISED", "depressed": "DEPRESSED", "uniform": "OUTLINE", "dropshadow": "DROP_SHADOW"]
         if let edge = fields["edgeStyle"]?.stringValue.flatMap({ edges[$0.lowercased()] }) { style["edgeType"] = .string(edge) }
-        if let scale = fields["fontPercent"].flatMap({ $0.doubleValue ?? $0.stringValue.flatMap(Double.init) }), scale > 0 {
+        if let scale = fields["fontPercent"].flatMap(number), scale > 0 {
             style["fontScale"] = .number(scale)
         }
         let families = [
@@ -34,6 +34,13 @@ enum EMPTextTrackStyle {
             }
         }
         return style.isEmpty ? nil : .object(style)
+    }
+
+    /// A number, or a string of one (the player's settings are strings); never NaN or
+    /// infinite, which `Double("nan")` would give.
+    private static func number(_ value: JSONValue) -> Double? {
+        guard let number = value.doubleValue ?? value.stringValue.flatMap(Double.init), number.isFinite else { return nil }
+        return number
     }
 
     /// `#RGB` or `#RRGGBB` as `#RRGGBB`, upper case.
