@@ -86,6 +86,19 @@ struct EMPEventTests {
         #expect(emp.media(["type": "PAUSE", "requestId": 6]).map(\.json) == [["type": "INVALID_PLAYER_STATE", "requestId": 6]])
     }
 
+    @Test("A player error: the EMP error event (CHROMECAST_TECH), then the session ends IDLE/ERROR")
+    func playerError() {
+        var emp = EMPDevice()
+        emp.load("movie-1")
+        let replies = emp.apply(.playerError(detailedErrorCode: 104))
+        #expect(replies.sequence == ["emp:error", "media:MEDIA_STATUS"])
+        #expect(replies.emp("error") == ["type": "error", "data": ["type": "ERROR", "code": 500,
+                                                                    "message": "CHROMECAST_TECH, detailedErrorCode 104"]])
+        #expect(replies.statuses.last?["idleReason"] == "ERROR" && emp.state == nil)
+        // Nothing plays: nothing to report.
+        #expect(emp.apply(.playerError(detailedErrorCode: nil)).isEmpty)
+    }
+
     @Test("Opt-in realism: assetchanged and liveDelay in the pull answer, fractional segmentmissing")
     func realReceiverExtras() {
         var world = EMPDevice.world

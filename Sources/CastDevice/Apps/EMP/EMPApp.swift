@@ -60,8 +60,16 @@ package struct EMPApp: CastApp {
 
     package mutating func apply(_ input: AppInput, context: inout AppContext) {
         switch input {
-        case .emp(let input): apply(input, context: &context)
-        default: media.apply(input, context: &context)
+        case .emp(let input):
+            apply(input, context: &context)
+        case .playerError(let detailedErrorCode) where playback != nil:
+            // The player's error reaches the senders as the EMP error (receiver 2.79
+            // `onEmpError`) before the media session ends.
+            let detail = detailedErrorCode.map { ", detailedErrorCode \($0)" } ?? ""
+            broadcast(EMPEvent.error(code: EMPErrorCode.chromecastTech, message: "CHROMECAST_TECH\(detail)"), context: &context)
+            media.apply(input, context: &context)
+        default:
+            media.apply(input, context: &context)
         }
         followProgramGuide(context: &context)
     }

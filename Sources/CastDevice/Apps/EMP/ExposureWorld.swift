@@ -173,4 +173,6 @@ public enum EMPErrorCode {
     public static let unknown = 100
     public static let loadAsset = 101
     public static let entitlement = 102
+    /// The Chromecast's own player failed.
+    public static let chromecastTech = 500
 }
