@@ -9,7 +9,8 @@ extension ScenarioParser {
     // MARK: exposure
 
     /// A declared world is closed: only its tokens, business units, assets and channels play.
-    func exposure(_ value: JSONReader) -> ExposureWorld? {
+    /// An asset without a duration lasts the device's `defaultMediaDuration`.
+    func exposure(_ value: JSONReader, defaultMediaDuration: Double?) -> ExposureWorld? {
         guard reader.members(value, allowed: ScenarioKeys.exposure) != nil else { return nil }
         var world = ExposureWorld(isOpen: false)
         if let member = value["epoch"] {
@@ -21,7 +22,7 @@ extension ScenarioParser {
             }
         }
         world.businessUnits = businessUnits(value["businessUnits"])
-        world.assets = entries(value["assets"], exposureAsset)
+        world.assets = entries(value["assets"]) { exposureAsset($0, defaultDuration: defaultMediaDuration) }
         world.channels = entries(value["channels"], exposureChannel)
         if let assets = value["assets"]?.value.objectValue, let channels = value["channels"], let ids = channels.value.objectValue {
             // A LOAD names only an id: it must say which of the two it is.
@@ -91,20 +92,23 @@ extension ScenarioParser {
         return ExposureWorld.BusinessUnit(customer: customer, businessUnit: businessUnit, sessionTokens: tokens)
     }
 
-    private func exposureAsset(_ value: JSONReader) -> ExposureWorld.Asset? {
+    private func exposureAsset(_ value: JSONReader, defaultDuration: Double?) -> ExposureWorld.Asset? {
         guard reader.members(value, allowed: ScenarioKeys.asset) != nil else { return nil }
         var asset = ExposureWorld.Asset()
         asset.title = reader.read(value["title"]) { try $0.string() }
         asset.duration = reader.read(value["duration"]) { try $0.duration(allowZero: false) }
+        // What the asset will last as it plays, and how a message names it.
+        let length = asset.duration.map { (seconds: $0, name: "the asset's duration") }
+            ?? defaultDuration.map { (seconds: $0, name: "the device's defaultMediaDuration, which an asset without a duration lasts") }
         asset.textLanguages = languages(value["textLanguages"])
         asset.audioLanguages = languages(value["audioLanguages"])
         for element in elements(value["gaps"], { $0 }) {
-            if let gap = span(element, within: asset.duration) { asset.gaps.append(ExposureWorld.Gap(from: gap.from, to: gap.to)) }
+            if let gap = span(element, within: length) { asset.gaps.append(ExposureWorld.Gap(from: gap.from, to: gap.to)) }
         }
         if let member = value["bookmark"], let bookmark = reader.read({ try member.duration() }) {
             // Playing from a bookmark at or past the end would end at once.
-            if let duration = asset.duration, bookmark >= duration {
-                reader.fail(member, "expected less than the asset's duration (\(ScenarioDuration.format(duration))), got \(JSONReader.describe(member.value))")
+            if let length, bookmark >= length.seconds {
+                reader.fail(member, "expected less than \(length.name) (\(ScenarioDuration.format(length.seconds))), got \(JSONReader.describe(member.value))")
             }
             asset.bookmark = bookmark
         }
@@ -170,7 +174,7 @@ extension ScenarioParser {
 
     /// `{"from": "10m", "to": "11m"}`: from before to, and (an asset's gap) to no later than
     /// the media's end.
-    private func span(_ value: JSONReader, within duration: Double? = nil) -> (from: Double, to: Double)? {
+    private func span(_ value: JSONReader, within length: (seconds: Double, name: String)? = nil) -> (from: Double, to: Double)? {
         guard reader.members(value, allowed: ScenarioKeys.span) != nil else { return nil }
         let from = reader.read { try value.required("from", "where the missing segments start, e.g. \"10m\"").duration() }
         let toMember = reader.read { try value.required("to", "where they end, e.g. \"12m\"") }
@@ -180,8 +184,8 @@ extension ScenarioParser {
             reader.fail(toMember, "expected a time after from (\(ScenarioDuration.format(from))), got \(JSONReader.describe(toMember.value))")
             return nil
         }
-        if let duration, to > duration {
-            reader.fail(toMember, "expected at most the asset's duration (\(ScenarioDuration.format(duration))), got \(JSONReader.describe(toMember.value))")
+        if let length, to > length.seconds {
+            reader.fail(toMember, "expected at most \(length.name) (\(ScenarioDuration.format(length.seconds))), got \(JSONReader.describe(toMember.value))")
             return nil
         }
         return (from, to)

@@ -103,7 +103,7 @@ struct ScenarioParser {
         var device = device(root["device"] ?? JSONReader([:], at: JSONPath.root.appending("device")))
         let clock = root["clock"].flatMap(clock)
         let catalog = root["media"].map(catalog) ?? MediaCatalog()
-        let exposure = root["exposure"].flatMap(exposure)
+        let exposure = root["exposure"].flatMap { self.exposure($0, defaultMediaDuration: device?.defaultMediaDuration) }
         let timeline = elements(root["timeline"], step)
         let rules = elements(root["rules"], rule)
         let expectations = elements(root["expectations"], expectation)

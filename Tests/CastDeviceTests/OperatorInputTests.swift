@@ -36,6 +36,21 @@ struct OperatorInputTests {
         #expect(sent.statuses.first?["idleReason"] == "ERROR" && media.session == nil)
     }
 
+    @Test("A player error while the load is pending fails that load: LOAD_FAILED with its code, then IDLE/ERROR")
+    func errorWhileLoading() throws {
+        var media = TestMediaSender { $0.mediaCatalog.add("slow.mp4", MediaLoadBehaviour(loadDelay: 5)) }
+        media.send(["type": "LOAD", "requestId": 7, "media": ["contentId": "slow.mp4"]])
+        var sent = media.device.apply(.playerError(detailedErrorCode: 301))
+        #expect(sent.map(\.type) == ["LOAD_FAILED", "MEDIA_STATUS"])
+        #expect(sent.first?.json == ["type": "LOAD_FAILED", "requestId": 7, "itemId": 1, "detailedErrorCode": 301])
+        #expect(sent.statuses.first?["idleReason"] == "ERROR" && media.session == nil)
+        // Without a code, CAF's generic load failure.
+        media.send(["type": "LOAD", "requestId": 8, "media": ["contentId": "slow.mp4"]])
+        sent = media.device.apply(.playerError(detailedErrorCode: nil))
+        #expect(sent.first?.json["detailedErrorCode"] == 905)
+        #expect(media.advance(10).isEmpty)
+    }
+
     @Test("Catalog facts: the real duration wins, buffering phases stall at their position, metadata fills in")
     func catalogFacts() throws {
         var media = TestMediaSender { configuration in

@@ -150,10 +150,15 @@ struct ExposureParsingTests {
          #"exposure.assets.a.gaps[0].to: expected at most the asset's duration (1h), got "2h""#),
         (exposure(#"{"assets": {"a": {"gaps": [{"from": "10m"}]}}}"#),
          #"exposure.assets.a.gaps[0].to: missing; expected where they end, e.g. "12m""#),
-        (exposure(#"{"assets": {"a": {"gaps": [{"from": "10m", "to": "12m", "at": "11m"}]}}}"#),
+        (exposure(#"{"assets": {"a": {"gaps": [{"from": "1m", "to": "2m", "at": "11m"}]}}}"#),
          "exposure.assets.a.gaps[0].at: unknown key; expected one of from, to"),
         (exposure(#"{"assets": {"a": {"duration": "1h", "bookmark": "1h"}}}"#),
          #"exposure.assets.a.bookmark: expected less than the asset's duration (1h), got "1h""#),
+        // An asset without a duration lasts the device's defaultMediaDuration (default 10m).
+        (exposure(#"{"assets": {"a": {"bookmark": "3h"}}}"#),
+         #"exposure.assets.a.bookmark: expected less than the device's defaultMediaDuration, which an asset without a duration lasts (10m), got "3h""#),
+        (#"{"name": "x", "device": {"defaultMediaDuration": "2h"}, "exposure": {"assets": {"a": {"gaps": [{"from": "1h", "to": "3h"}]}}}}"#,
+         #"exposure.assets.a.gaps[0].to: expected at most the device's defaultMediaDuration, which an asset without a duration lasts (2h), got "3h""#),
         (exposure(#"{"assets": {"a": {"bookmark": "soon"}}}"#), #"exposure.assets.a.bookmark: expected a duration like "5s", got "soon""#),
         // channels and their programs
         (exposure(#"{"channels": {"c": {"programs": [{"assetId": "a", "start": "0s", "end": "1m"}]}}}"#),

@@ -98,22 +98,29 @@ extension MediaReceiver {
             }
             broadcastStatus(answering: load.requester, parts: [.media, .items], context: &context)
         case .fail(let code, let reason):
-            if let requester = load.requester {
-                var failure: [String: JSONValue] = [
-                    "type": "LOAD_FAILED", "requestId": .number(Double(requester.requestId)),
-                    "itemId": .number(Double(load.itemId)), "detailedErrorCode": .number(Double(code)),
-                ]
-                if let reason { failure["reason"] = .string(reason) }
-                context.send(JSONPayload(.object(failure)), namespace: CastNamespace.media, to: requester)
-            }
-            context.log(.info, load.requester?.connection, "load of item \(load.itemId) failed with detailedErrorCode \(code)")
-            let final = StatusView(session: session, playerState: .idle, currentTime: phase.currentTime(at: now), load: nil)
-            enter(.idle, context: &context)
-            if session.hasStarted {
-                context.raise(.mediaSessionEnded(mediaSessionId: session.mediaSessionId, reason: .error))
-            }
-            broadcastStatus(final, answering: nil, idleReason: .error, context: &context)
+            failLoad(load, of: session, detailedErrorCode: code, reason: reason, context: &context)
         }
+    }
+
+    /// The load in progress fails (its outcome, or a player error before it finished):
+    /// LOAD_FAILED to whoever asked, then the final IDLE/ERROR to every sender.
+    mutating func failLoad(_ load: PlayerPhase.Load, of session: MediaSession, detailedErrorCode code: Int, reason: String?,
+                           context: inout AppContext) {
+        if let requester = load.requester {
+            var failure: [String: JSONValue] = [
+                "type": "LOAD_FAILED", "requestId": .number(Double(requester.requestId)),
+                "itemId": .number(Double(load.itemId)), "detailedErrorCode": .number(Double(code)),
+            ]
+            if let reason { failure["reason"] = .string(reason) }
+            context.send(JSONPayload(.object(failure)), namespace: CastNamespace.media, to: requester)
+        }
+        context.log(.info, load.requester?.connection, "load of item \(load.itemId) failed with detailedErrorCode \(code)")
+        let final = StatusView(session: session, playerState: .idle, currentTime: phase.currentTime(at: context.now), load: nil)
+        enter(.idle, context: &context)
+        if session.hasStarted {
+            context.raise(.mediaSessionEnded(mediaSessionId: session.mediaSessionId, reason: .error))
+        }
+        broadcastStatus(final, answering: nil, idleReason: .error, context: &context)
     }
 
     /// Ends the current session (STOP, a newer load, an error, the last item removed): a

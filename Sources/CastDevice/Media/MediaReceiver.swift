@@ -145,7 +145,13 @@ package struct MediaReceiver: Sendable {
         case .playerError(let code):
             guard let session = phase.session else { return }
             context.log(.info, nil, "player error\(code.map { " \($0)" } ?? "") ends media session \(session.mediaSessionId)")
-            endSession(reason: .error, answering: nil, context: &context)
+            if case .loading(let session, let load) = phase {
+                // The load it interrupts failed: its sender hears LOAD_FAILED, not LOAD_CANCELLED
+                // (which says a newer load took its place); 905 is CAF's generic load failure.
+                failLoad(load, of: session, detailedErrorCode: code ?? 905, reason: nil, context: &context)
+            } else {
+                endSession(reason: .error, answering: nil, context: &context)
+            }
         case .remote(let key):
             guard let session = phase.session, phase.load == nil else { return }
             switch key {

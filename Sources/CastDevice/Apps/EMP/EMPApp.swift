@@ -92,18 +92,26 @@ package struct EMPApp: CastApp {
             broadcast(EMPEvent.volumeChange(volume), context: &context)
         case .streamVolumeChanged(let id, let volume) where id == playback?.mediaSessionId:
             broadcast(EMPEvent.volumeChange(volume), context: &context)
+        case .playerStateChanged(let id, _, .idle) where id == playback?.mediaSessionId:
+            // The session is over (stopped, failed, replaced), whether or not it ever played.
+            playback = nil
         case .playerStateChanged(let id, let from, let to) where id == playback?.mediaSessionId:
-            if from == .loading, to != .idle, playback?.announcedReady == false {
+            if from == .loading, playback?.announcedReady == false {
                 // The first `canplay`.
                 playback?.announcedReady = true
                 announceReady(context: &context)
             }
             if to == .playing, playback?.announcedPlaying == false {
                 playback?.announcedPlaying = true
+                playback?.loadTracksUnannounced = false
                 broadcastTracks(context: &context)
             }
-        case .activeTracksChanged(let id, _) where id == playback?.mediaSessionId && playback?.announcedPlaying == true:
-            broadcastTracks(context: &context)
+        case .activeTracksChanged(let id, let trackIds) where id == playback?.mediaSessionId:
+            // The tracks the load chose go out with the first playing; a change after
+            // that, or one made before it (a paused start), goes out as it happens.
+            let chosenByLoad = playback?.loadTracksUnannounced == true && trackIds == playback?.loadTrackIds
+            playback?.loadTracksUnannounced = false
+            if !chosenByLoad { broadcastTracks(context: &context) }
         case .mediaSessionEnded(let id, _) where id == playback?.mediaSessionId:
             playback = nil
         default:

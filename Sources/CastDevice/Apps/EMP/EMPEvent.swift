@@ -128,10 +128,15 @@ struct ExposureClock: Sendable {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = inDay % 1000
-        let milliText = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(year)-\(two(month))-\(two(day))T\(two(inDay / 3_600_000)):\(two(inDay / 60000 % 60)):\(two(inDay / 1000 % 60)).\(milliText)Z"
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        func two(_ value: Int64) -> String { padded(value, 2) }
+        // As JavaScript's toISOString writes a year: four digits within 0...9999, else a
+        // sign and six digits (the saturated ends are +275760 and -271821).
+        let yearText = (0...9999).contains(year) ? padded(year, 4) : (year < 0 ? "-" : "+") + padded(abs(year), 6)
+        return "\(yearText)-\(two(month))-\(two(day))T\(two(inDay / 3_600_000)):\(two(inDay / 60000 % 60)):\(two(inDay / 1000 % 60)).\(padded(inDay % 1000, 3))Z"
     }
 }
 

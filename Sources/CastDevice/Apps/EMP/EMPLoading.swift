@@ -40,7 +40,10 @@ extension EMPApp {
     {
         let request = try params { () throws(JSONReadError) in try EMPLoadRequest(header.body) }
         let command = try MediaCommand(header)
-        var start = SessionStart(items: [], startIndex: 0, repeatMode: .off, startTime: nil, playbackRate: nil)
+        // The sender's own media, tracks and queue make way for what Exposure granted; its
+        // playback rate still applies.
+        var start = SessionStart(items: [], startIndex: 0, repeatMode: .off, startTime: nil,
+                                 playbackRate: try params { () throws(JSONReadError) in try header.body.optionalDouble("playbackRate") })
         try params { () throws(JSONReadError) in try start.readSessionFields(header.body) }
         // The sender's session token is the sender's secret: MEDIA_STATUS does not echo it.
         start.credentials = nil
@@ -60,7 +63,9 @@ extension EMPApp {
             if new.isLive {
                 new.programIndex = new.programIndex(at: position.map { playheadTime(ofStart: $0, now: context.now) } ?? context.now.seconds)
             }
-            start.items = [item(for: new)]
+            let item = item(for: new)
+            new.loadTrackIds = item.activeTrackIds ?? []
+            start.items = [item]
             start.startTime = position
             start.withheldCommands = new.withheldCommands
             playback = new
@@ -134,7 +139,10 @@ extension EMPApp {
     /// channel's edge is at the live window's length when it loads.
     func startPosition(of playback: EMPPlayback, now: SimTime) -> Double? {
         // Out of range (a start time of 1e308 ms): where the player starts by default.
-        startPositionAsked(of: playback, now: now).flatMap { $0.isFinite ? $0 : nil }
+        guard let asked = startPositionAsked(of: playback, now: now), asked.isFinite else { return nil }
+        // A channel plays within its window: a start before it (a program that began
+        // longer ago than the window) is its oldest position, one after it the edge.
+        return playback.isLive ? asked.clamped(to: 0...media.settings.liveWindow) : asked
     }
 
     private func startPositionAsked(of playback: EMPPlayback, now: SimTime) -> Double? {

@@ -16,6 +16,10 @@ struct EMPPlayback: Sendable {
     var announcedReady = false
     /// `tracksupdated` went out on the first playing.
     var announcedPlaying = false
+    /// The active tracks the LOAD chose (the sender's languages), and whether the change
+    /// that set them is still to come: it is announced by the first playing, not by itself.
+    var loadTrackIds: [Int] = []
+    var loadTracksUnannounced = true
 
     init(content: EMPContent, request: EMPLoadRequest) {
         self.content = content

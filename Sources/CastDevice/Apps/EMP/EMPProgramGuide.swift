@@ -13,11 +13,19 @@ extension EMPApp {
         return now.seconds - (range.upperBound - snapshot.currentTime)
     }
 
-    /// When the playing playhead reaches the next program boundary.
+    /// When the playing playhead reaches the next program boundary. Behind the edge it
+    /// shows time moving at the playback rate; faster than 1× it catches up with the edge
+    /// and from then on moves with it, at 1×.
     func nextProgramBoundary(now: SimTime) -> SimTime? {
         guard let playback, playback.isLive, playback.announcedReady, let snapshot = media.snapshot(at: now), snapshot.phase == .playing,
               let time = playheadTime(now: now), let boundary = playback.nextBoundary(after: time) else { return nil }
-        return now + (boundary - time) / snapshot.playbackRate
+        let rate = snapshot.playbackRate
+        let behindEdge = now.seconds - time
+        let atRate = (boundary - time) / rate
+        if rate > 1, atRate * (rate - 1) > behindEdge {
+            return SimTime(seconds: boundary)
+        }
+        return now + atRate
     }
 
     /// Moves to the program at the playhead when it changed: `startTimeLive` and
@@ -30,15 +38,19 @@ extension EMPApp {
         guard index != current.programIndex || announcing else { return }
         let changed = index != current.programIndex
         playback?.programIndex = index
-        guard let playback, let program = playback.program else { return }
-        announce(program, channelId: playback.content.id, context: &context)
+        guard let playback else { return }
+        // In a gap of the EPG, or past its end, there is no program to announce; the
+        // media says the channel alone.
+        if let program = playback.program {
+            announce(program, channelId: playback.content.id, context: &context)
+        }
         guard changed else { return }
         let payload = playback.empPayload
         media.changeCurrentMedia(context: &context) { media in
-            media.contentId = program.assetId
+            media.contentId = playback.program?.assetId ?? playback.content.id
             media.passthrough["customData"] = payload
             media.passthrough["empPayload"] = payload
-            media.passthrough["metadata"] = EMPApp.metadata(title: program.title ?? playback.channel?.title)
+            media.passthrough["metadata"] = EMPApp.metadata(title: playback.program?.title ?? playback.channel?.title)
         }
     }
 
