@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CastScenario", targets: ["CastScenario"]),
         .library(name: "CastDevice", targets: ["CastDevice"]),
         .library(name: "CastWire", targets: ["CastWire"]),
+        .library(name: "CastCredentials", targets: ["CastCredentials"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
@@ -42,6 +43,17 @@ let package = Package(
             name: "CastScenario",
             dependencies: ["CastDevice", "CastWire"]
         ),
+        // The developer PKI (root → intermediate → device), TLS certificates, device-auth
+        // signing: swift-certificates and swift-crypto, no openssl.
+        .target(
+            name: "CastCredentials",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // Runtime: NIO server, TLS, device auth, heartbeat scheduling, HTTP endpoints.
         .target(
             name: "CastSimulator",
@@ -49,6 +61,7 @@ let package = Package(
                 "CastWire",
                 "CastDevice",
                 "CastScenario",
+                "CastCredentials",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -76,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "castsim",
             dependencies: [
-                "CastSimulator", "CastScenario", "CastDevice", "CastWire",
+                "CastSimulator", "CastScenario", "CastDevice", "CastWire", "CastCredentials",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -86,7 +99,7 @@ let package = Package(
             name: "castsim-load",
             dependencies: [
                 // CastSimulator: the echo server takes castsim's socket options and TLS identity from it.
-                "CastWire", "CastDevice", "CastSimulator",
+                "CastWire", "CastDevice", "CastSimulator", "CastCredentials",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -121,12 +134,21 @@ let package = Package(
             name: "CastsimLoadTests",
             dependencies: ["castsim-load", "CastDevice", "CastWire", .product(name: "NIOCore", package: "swift-nio")]
         ),
+        .testTarget(
+            name: "CastCredentialsTests",
+            dependencies: [
+                "CastCredentials",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "CastDeviceTests", dependencies: ["CastDevice", "CastWire", "CastSimulatorTesting"]),
         .testTarget(name: "CastScenarioTests", dependencies: ["CastScenario", "CastDevice", "CastWire", "CastSimulatorTesting"]),
         .testTarget(
             name: "CastSimulatorTests",
             dependencies: [
-                "CastSimulator", "CastWire", "CastDevice", "CastScenario", "CastSimulatorTesting",
+                "CastSimulator", "CastWire", "CastDevice", "CastScenario", "CastSimulatorTesting", "CastCredentials",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -11,6 +11,8 @@ set -euo pipefail
 PYCHROMECAST_VERSION="14.0.10"
 # Checks the example scenarios against scenarios/scenario.schema.json.
 JSONSCHEMA_VERSION="4.26.0"
+# The strict device-auth verifier (tests/e2e/device_auth_verifier.py).
+CRYPTOGRAPHY_VERSION="48.0.0"
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "${script_dir}/.." && pwd)"
@@ -69,13 +71,15 @@ EOF
 have_pcc="$(installed_version pychromecast)"
 have_pytest="$(installed_version pytest)"
 have_jsonschema="$(installed_version jsonschema)"
-if [ "${have_pcc}" = "${PYCHROMECAST_VERSION}" ] && [ -n "${have_pytest}" ] && [ "${have_jsonschema}" = "${JSONSCHEMA_VERSION}" ]; then
-    log "pychromecast ${have_pcc}, pytest ${have_pytest}, jsonschema ${have_jsonschema} already installed; skipping pip"
+have_cryptography="$(installed_version cryptography)"
+if [ "${have_pcc}" = "${PYCHROMECAST_VERSION}" ] && [ -n "${have_pytest}" ] && [ "${have_jsonschema}" = "${JSONSCHEMA_VERSION}" ] \
+    && [ "${have_cryptography}" = "${CRYPTOGRAPHY_VERSION}" ]; then
+    log "pychromecast ${have_pcc}, pytest ${have_pytest}, jsonschema ${have_jsonschema}, cryptography ${have_cryptography} already installed; skipping pip"
 else
-    log "installing pychromecast==${PYCHROMECAST_VERSION}, jsonschema==${JSONSCHEMA_VERSION} and pytest" \
-        "(found pychromecast='${have_pcc:-none}', pytest='${have_pytest:-none}', jsonschema='${have_jsonschema:-none}')"
+    log "installing pychromecast==${PYCHROMECAST_VERSION}, jsonschema==${JSONSCHEMA_VERSION}, cryptography==${CRYPTOGRAPHY_VERSION} and pytest" \
+        "(found pychromecast='${have_pcc:-none}', pytest='${have_pytest:-none}', jsonschema='${have_jsonschema:-none}', cryptography='${have_cryptography:-none}')"
     "${vpy}" -m pip install --disable-pip-version-check -q \
-        "pychromecast==${PYCHROMECAST_VERSION}" "jsonschema==${JSONSCHEMA_VERSION}" pytest
+        "pychromecast==${PYCHROMECAST_VERSION}" "jsonschema==${JSONSCHEMA_VERSION}" "cryptography==${CRYPTOGRAPHY_VERSION}" pytest
     log "installed pychromecast $(installed_version pychromecast), pytest $(installed_version pytest)"
 fi
 

@@ -44,7 +44,7 @@ package enum ScenarioKeys {
     ]
     package static let device: Set<String> = [
         "name", "model", "manufacturer", "uuid", "capabilities", "volume", "apps", "heartbeatInterval", "idleTimeout",
-        "defaultMediaDuration", "playbackRateRange", "liveWindow", "isolateRequestIds",
+        "defaultMediaDuration", "playbackRateRange", "liveWindow", "isolateRequestIds", "deviceAuth",
     ]
     package static let capability: Set<String> = ["video", "audio"]
     package static let volume: Set<String> = ["level", "muted"]
@@ -71,7 +71,7 @@ package enum ScenarioKeys {
     package static let entitlement = grant.union(refusal)
     package static let actions = [
         "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "remote", "closeConnection",
-        "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "emp",
+        "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "emp", "deviceAuth",
     ]
     package static let step = Set(actions + ["at", "after", "name"])
     package static let after: Set<String> = ["event", "delay", "occurrence"]
@@ -174,6 +174,9 @@ struct ScenarioParser {
         }
         if let isolate = reader.read(value["isolateRequestIds"], { try $0.bool() }) {
             configuration.isolateRequestIds = isolate
+        }
+        if let mode = reader.read(value["deviceAuth"], { try $0.oneOf(DeviceAuthMode.self) }) {
+            configuration.deviceAuth = mode
         }
         if let member = value["playbackRateRange"], let range = reader.read({ try member.array() }) {
             let bounds = range.compactMap { bound in reader.read { try bound.double() } }
@@ -390,6 +393,8 @@ struct ScenarioParser {
             return reader.read { try value.duration(allowZero: false) }.map { .advance(seconds: $0) }
         case "emp":
             return empAction(value).map { .device(.emp($0)) }
+        case "deviceAuth":
+            return reader.read { try value.oneOf(DeviceAuthMode.self) }.map { .device(.setDeviceAuth($0)) }
         default:
             return nil
         }

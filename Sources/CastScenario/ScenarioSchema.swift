@@ -83,7 +83,8 @@ package enum ScenarioSchema {
         "defaultMediaDuration": {"$ref": "#/$defs/duration"},
         "liveWindow": {"$ref": "#/$defs/duration"},
         "playbackRateRange": {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}, "minItems": 2, "maxItems": 2},
-        "isolateRequestIds": {"type": "boolean"}
+        "isolateRequestIds": {"type": "boolean"},
+        "deviceAuth": {"$ref": "#/$defs/deviceAuthMode"}
       }
     },
     "clock": {
@@ -322,7 +323,8 @@ package enum ScenarioSchema {
         {"required": ["emit"]}, {"required": ["volume"]}, {"required": ["buffering"]}, {"required": ["playerError"]},
         {"required": ["stopApp"]}, {"required": ["launchApp"]}, {"required": ["standby"]}, {"required": ["remote"]},
         {"required": ["closeConnection"]}, {"required": ["stopHeartbeats"]}, {"required": ["unresponsive"]},
-        {"required": ["delayReplies"]}, {"required": ["sendFrame"]}, {"required": ["advance"]}, {"required": ["emp"]}
+        {"required": ["delayReplies"]}, {"required": ["sendFrame"]}, {"required": ["advance"]}, {"required": ["emp"]},
+        {"required": ["deviceAuth"]}
       ],
       "properties": {
         "name": {"type": "string"},
@@ -386,8 +388,13 @@ package enum ScenarioSchema {
           "properties": {"kind": {"enum": ["malformed", "oversized"]}, "which": {"$ref": "#/$defs/connectionSelector"}}
         },
         "advance": {"$ref": "#/$defs/duration"},
-        "emp": {"$ref": "#/$defs/empAction"}
+        "emp": {"$ref": "#/$defs/empAction"},
+        "deviceAuth": {"$ref": "#/$defs/deviceAuthMode"}
       }
+    },
+    "deviceAuthMode": {
+      "enum": ["dev-root", "self-signed", "error", "ignore"],
+      "description": "How device-auth challenges are answered: a chain to castsim's developer root, a self-signed device certificate, an AuthError, or no reply."
     },
     "rule": {
       "type": "object",

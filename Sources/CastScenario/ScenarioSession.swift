@@ -1,4 +1,5 @@
 import CastDevice
+import Foundation
 import CastWire
 
 /// What a scenario asks the runtime to do, beyond the device's own outputs.
@@ -74,10 +75,12 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
 
     // MARK: Inputs
 
-    package mutating func connectionOpened(_ connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
+    package mutating func connectionOpened(_ connection: ConnectionID, now: SimTime, tlsCertificateDER: Data? = nil)
+        -> [ScenarioOutput]
+    {
         catchUp(to: now)
         connections.opened(connection)
-        emitDevice(device.connectionOpened(connection, now: self.now))
+        emitDevice(device.connectionOpened(connection, now: self.now, tlsCertificateDER: tlsCertificateDER))
         settle()
         return drain()
     }

@@ -1,3 +1,4 @@
+import Foundation
 import CastDevice
 import CastWire
 import Logging
@@ -68,16 +69,20 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     private var readHeldBack = false
     private var stallCheck: Scheduled<Void>?
 
-    package init(runner: DeviceRunner, logger: Logger, stalledReaderTimeout: TimeAmount? = nil) {
+    /// The certificate this connection's TLS session presents (device auth signs over it).
+    private let tlsCertificateDER: Data?
+
+    package init(runner: DeviceRunner, logger: Logger, stalledReaderTimeout: TimeAmount? = nil, tlsCertificateDER: Data? = nil) {
         self.runner = runner
         self.logger = logger
         self.stalledReaderTimeout = stalledReaderTimeout
+        self.tlsCertificateDER = tlsCertificateDER
     }
 
     package func channelActive(context: ChannelHandlerContext) {
         let id = runner.nextConnectionId()
         self.id = id
-        runner.connectionOpened(id, channel: context.channel)
+        runner.connectionOpened(id, channel: context.channel, tlsCertificateDER: tlsCertificateDER)
         context.fireChannelActive()
     }
 

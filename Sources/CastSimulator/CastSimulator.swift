@@ -1,3 +1,4 @@
+import CastCredentials
 import CastDevice
 import CastScenario
 import CastWire
@@ -20,19 +21,21 @@ public final class CastSimulator: Sendable {
     public let castAddress: SocketAddress
     public let httpAddress: SocketAddress?
     public let httpsAddress: SocketAddress?
-    public let credentials: DeviceCredentials
+    /// What the device presents now (its TLS certificate is renewed while it runs).
+    public var credentials: DeviceCredentials { tls.current.credentials }
+    private let tls: TLSPresentation
 
     private let group: MultiThreadedEventLoopGroup
     private let runner: NIOLoopBound<DeviceRunner>
     private let listeners: [any Channel]
     private let completion: EventLoopFuture<Void>
 
-    private init(configuration: SimulatorConfiguration, credentials: DeviceCredentials, group: MultiThreadedEventLoopGroup,
+    private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup,
                  runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: [any Channel],
                  cast: SocketAddress, http: SocketAddress?, https: SocketAddress?) {
         self.completion = completion
         self.configuration = configuration
-        self.credentials = credentials
+        self.tls = tls
         self.group = group
         self.runner = runner
         self.listeners = listeners
@@ -41,10 +44,11 @@ public final class CastSimulator: Sendable {
         httpsAddress = https
     }
 
-    /// Generates credentials, binds every port and starts the device.
+    /// Certifies the device's keys, binds every port and starts the device.
     public static func start(_ configuration: SimulatorConfiguration) async throws -> CastSimulator {
-        let credentials = try await DeviceCredentials.generate(identity: configuration.device.identity)
-        let tls = try NIOSSLContext(configuration: credentials.tlsConfiguration())
+        let credentials = try await DeviceCredentials.make(
+            for: configuration.device.identity, pki: configuration.developerPKI, tlsLifetime: configuration.tlsCertificateLifetime)
+        let tls = try TLSPresentation(credentials)
         // One thread: the device and all its connections share one serial executor.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
@@ -73,21 +77,23 @@ public final class CastSimulator: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations
-                        try sync.addHandler(NIOSSLServerHandler(context: tls))
+                        let presented = tls.current
+                        try sync.addHandler(NIOSSLServerHandler(context: presented.context))
                         try sync.addHandler(ByteToMessageHandler(CastFrameSplitter()))
                         try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger,
-                                                                  stalledReaderTimeout: stalledReaderTimeout))
+                                                                  stalledReaderTimeout: stalledReaderTimeout,
+                                                                  tlsCertificateDER: presented.credentials.tls.der))
                     }
                 })
 
-            func httpListener(_ listener: ListenError.Listener, port: Int?, tls: NIOSSLContext?) async throws -> (any Channel)? {
+            func httpListener(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?) async throws -> (any Channel)? {
                 guard let port else { return nil }
                 let identity = configuration.device.identity
                 return try await listen(listener, port: port, ServerBootstrap(group: group)
                     .childChannelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let sync = channel.pipeline.syncOperations
-                            if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                            if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls.current.context)) }
                             try sync.configureHTTPServerPipeline(withErrorHandling: true)
                             try sync.addHandler(DeviceHTTPHandler(identity: identity))
                         }
@@ -96,8 +102,9 @@ public final class CastSimulator: Sendable {
             let http = try await httpListener(.http, port: configuration.httpPort, tls: nil)
             let https = try await httpListener(.https, port: configuration.httpsPort, tls: tls)
 
+            tls.scheduleRenewal(on: loop, logger: logger)
             return CastSimulator(
-                configuration: configuration, credentials: credentials, group: group, runner: runner,
+                configuration: configuration, tls: tls, group: group, runner: runner,
                 completion: completion, listeners: listeners, cast: cast.localAddress!, http: http?.localAddress, https: https?.localAddress)
         } catch {
             try? await group.shutdownGracefully()
@@ -108,6 +115,7 @@ public final class CastSimulator: Sendable {
     /// Closes every connection and listener and releases the ports.
     public func stop() async {
         let runner = self.runner
+        tls.stop()
         try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
         for listener in listeners { try? await listener.close() }
         try? await group.shutdownGracefully()

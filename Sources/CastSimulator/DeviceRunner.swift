@@ -1,3 +1,4 @@
+import Foundation
 import CastDevice
 import CastScenario
 import CastWire
@@ -74,11 +75,11 @@ package final class DeviceRunner {
         return ConnectionID(lastConnectionId)
     }
 
-    func connectionOpened(_ id: ConnectionID, channel: any Channel) {
+    func connectionOpened(_ id: ConnectionID, channel: any Channel, tlsCertificateDER: Data? = nil) {
         loop.preconditionInEventLoop()
         connections[id] = ConnectionSink(channel: channel)
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "in-process")"])
-        serially { [self] in apply(session.connectionOpened(id, now: now)) }
+        serially { [self] in apply(session.connectionOpened(id, now: now, tlsCertificateDER: tlsCertificateDER)) }
     }
 
     func connectionClosed(_ id: ConnectionID) {

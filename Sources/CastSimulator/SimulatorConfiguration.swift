@@ -1,5 +1,7 @@
+import CastCredentials
 import CastDevice
 import CastScenario
+import Foundation
 import Logging
 
 /// How to run a simulated device: the device itself, where it listens, and its clock.
@@ -27,6 +29,12 @@ public struct SimulatorConfiguration: Sendable {
     /// How many of the senders' messages the journal keeps (the newest); expectations do
     /// not depend on it, only what ``CastSimulator/receivedMessages()`` can still show.
     public var journalLimit: Int = MessageJournal.defaultLimit
+    /// The developer PKI whose device certificate answers device auth (`castsim` reads
+    /// `certs/`); nil: one made in memory, once per process.
+    public var developerPKI: DeveloperPKI?
+    /// How long each TLS certificate is valid; it is renewed a day before it expires (half
+    /// way through, for a lifetime under two days). Under 4 days, or strict senders refuse it.
+    public var tlsCertificateLifetime: TimeInterval = TLSCertificate.lifetime
     /// The apps the device can run (tests register their own).
     package var apps: AppRegistry = .builtIn
     public var logger: Logger

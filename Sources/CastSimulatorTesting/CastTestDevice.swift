@@ -107,10 +107,12 @@ package struct CastTestDevice {
 
     // MARK: Inputs
 
-    package mutating func open(_ id: UInt64) -> ConnectionID {
+    /// Opens connection `id`, presented `tlsCertificateDER` in its TLS handshake (nil: the authority's).
+    package mutating func open(_ id: UInt64, tlsCertificateDER: Data? = nil) -> ConnectionID {
         let connection = ConnectionID(id)
         let now = now
-        drive({ $0.connectionOpened(connection, now: now) }, { $0.connectionOpened(connection, now: now) })
+        drive({ $0.connectionOpened(connection, now: now, tlsCertificateDER: tlsCertificateDER) },
+              { $0.connectionOpened(connection, now: now, tlsCertificateDER: tlsCertificateDER) })
         return connection
     }
 

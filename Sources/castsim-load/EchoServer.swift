@@ -1,3 +1,4 @@
+import CastCredentials
 import CastDevice
 import CastSimulator
 import CastWire
@@ -16,7 +17,7 @@ enum EchoServer {
     static func start(host: String, port: Int, replyBytes: Int, broadcast: Bool) async throws -> (any Channel, MultiThreadedEventLoopGroup) {
         // castsim's own TLS identity (a 2048-bit RSA key, TLS 1.2 and up): the RSA signature
         // is most of a handshake's server CPU, and churn measures handshakes.
-        let credentials = try await DeviceCredentials.generate(identity: try DeviceIdentity(uuid: "0123456789abcdef0123456789abcdef"))
+        let credentials = try await DeviceCredentials.make(for: try DeviceIdentity(uuid: "0123456789abcdef0123456789abcdef"))
         let tls = try NIOSSLContext(configuration: credentials.tlsConfiguration())
         let reply = try cannedReply(bodyBytes: replyBytes,
                                     destination: broadcast ? CastEndpoint.broadcast : CastEndpoint.platformSender)

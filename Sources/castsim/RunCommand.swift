@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastCredentials
 import CastDevice
 import CastWire
 import CastScenario
@@ -85,6 +86,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("journal-limit"), help: "How many of the senders' messages castsim keeps to show (the newest); expectations and reports do not depend on it.")
     var journalLimit: Int = 10_000
 
+    @Option(help: "A developer PKI directory (`castsim certs generate --out DIR`) whose device certificate answers device auth. Default: the repository's certs/, else one kept in the state directory ($XDG_STATE_HOME/castsim/certs or ~/.local/state/castsim/certs).")
+    var certs: String?
+
+    @Option(name: .customLong("device-auth"), help: "How device-auth challenges are answered: dev-root (a chain to the developer root), self-signed (a chain to no root), error (AuthError), ignore (no reply). Default: the scenario's, else dev-root.")
+    var deviceAuth: DeviceAuthMode?
+
     @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen). Without --scenario only: a scenario sets it in its device section.")
     var audioOnly = false
 
@@ -137,6 +144,9 @@ struct RunCommand: AsyncParsableCommand {
         configuration.castPort = port
         configuration.httpPort = httpPort.port
         configuration.httpsPort = httpsPort.port
+        let (pki, origin) = try await PKILocation.resolve(given: certs)
+        configuration.developerPKI = pki
+        logger.info("device auth chains to the developer root in \(origin), SHA-256 \(pki.root.fingerprint)")
         if let speed { configuration.clock = .scaled(speed) }
         if manualClock { configuration.clock = .manual }
         let identity = configuration.device.identity
@@ -207,6 +217,7 @@ struct RunCommand: AsyncParsableCommand {
                                                     supportsAudio: identity.supportsAudio) }
         configuration.device.identity = identity
         if isolateRequestIds { configuration.device.isolateRequestIds = true }
+        if let deviceAuth { configuration.device.deviceAuth = deviceAuth }
         return configuration
     }
 
@@ -311,3 +322,5 @@ final class FirstOutcome: @unchecked Sendable {
 struct StartFailure: Error, CustomStringConvertible {
     let description: String
 }
+
+extension DeviceAuthMode: ExpressibleByArgument {}

@@ -6,14 +6,15 @@ import Testing
 
 /// Records what it was asked to sign; "signs" by tagging the data.
 struct FakeAuthority: DeviceAuthority {
-    var deviceCertificateDER = Data([0xDE, 0xC0])
-    var intermediateCertificatesDER = [Data([0x1A])]
     var tlsCertificateDER = Data([0x71, 0x50])
     var fails = false
 
-    func sign(_ data: Data, hash: Cast_Channel_HashAlgorithm) throws -> Data {
+    func deviceCertificateDER(_ chain: DeviceAuthChain) -> Data { chain == .developerRoot ? Data([0xDE, 0xC0]) : Data([0x55]) }
+    func intermediateCertificatesDER(_ chain: DeviceAuthChain) -> [Data] { chain == .developerRoot ? [Data([0x1A])] : [] }
+
+    func sign(_ data: Data, hash: Cast_Channel_HashAlgorithm, chain: DeviceAuthChain) throws -> Data {
         if fails { throw CocoaError(.featureUnsupported) }
-        return Data([UInt8(hash.rawValue)]) + data
+        return Data([UInt8(hash.rawValue), chain == .developerRoot ? 0xD0 : 0x55]) + data
     }
 }
 
@@ -48,7 +49,7 @@ struct DeviceAuthTests {
             $0.hashAlgorithm = .sha256
         }))
         #expect(reply.hasResponse && !reply.hasError)
-        #expect(reply.response.signature == Data([1]) + nonce + Data([0x71, 0x50]))
+        #expect(reply.response.signature == Data([1, 0xD0]) + nonce + Data([0x71, 0x50]))
         #expect(reply.response.clientAuthCertificate == Data([0xDE, 0xC0]))
         #expect(reply.response.intermediateCertificate == [Data([0x1A])])
         #expect(reply.response.hashAlgorithm == .sha256)
@@ -63,10 +64,41 @@ struct DeviceAuthTests {
         let connection = harness.open(1)
         let reply = try response(harness.sendRaw(connection, challenge { _ in }))
         #expect(reply.hasResponse)
-        #expect(reply.response.signature == Data([0, 0x71, 0x50]))
+        #expect(reply.response.signature == Data([0, 0xD0, 0x71, 0x50]))
         #expect(!reply.response.hasSenderNonce)
         // Required proto2 fields present: it re-serializes without partial.
         #expect(throws: Never.self) { try reply.serializedData() }
+    }
+
+    @Test("Each connection is answered over the TLS certificate it was presented (a renewed one differs)")
+    func perConnectionCertificate() throws {
+        var harness = CastTestDevice(authority: FakeAuthority())
+        let old = harness.open(1, tlsCertificateDER: Data([0x01, 0x02]))
+        let new = harness.open(2, tlsCertificateDER: Data([0x03]))
+        let fallback = harness.open(3)
+        #expect(try response(harness.sendRaw(old, challenge { _ in })).response.signature == Data([0, 0xD0, 0x01, 0x02]))
+        #expect(try response(harness.sendRaw(new, challenge { _ in })).response.signature == Data([0, 0xD0, 0x03]))
+        #expect(try response(harness.sendRaw(fallback, challenge { _ in })).response.signature == Data([0, 0xD0, 0x71, 0x50]))
+    }
+
+    @Test("Device auth modes: self-signed answers from the lone certificate, error with INTERNAL_ERROR, ignore not at all; a step switches")
+    func modes() throws {
+        var harness = CastTestDevice(configure: { $0.deviceAuth = .selfSigned }, authority: FakeAuthority())
+        let connection = harness.open(1)
+        let selfSigned = try response(harness.sendRaw(connection, challenge { $0.hashAlgorithm = .sha256 })).response
+        #expect(selfSigned.clientAuthCertificate == Data([0x55]) && selfSigned.intermediateCertificate.isEmpty)
+        #expect(selfSigned.signature == Data([1, 0x55, 0x71, 0x50]) && selfSigned.hashAlgorithm == .sha256)
+
+        harness.apply(.setDeviceAuth(.error))
+        let error = try response(harness.sendRaw(connection, challenge { _ in }))
+        #expect(error.hasError && !error.hasResponse && error.error.errorType == .internalError)
+
+        harness.apply(.setDeviceAuth(.ignore))
+        #expect(harness.sendRaw(connection, challenge { _ in }).isEmpty)
+        #expect(harness.logs.contains { "\($0)".contains("left unanswered") })
+
+        harness.apply(.setDeviceAuth(.devRoot))
+        #expect(try response(harness.sendRaw(connection, challenge { _ in })).response.clientAuthCertificate == Data([0xDE, 0xC0]))
     }
 
     @Test("RSASSA-PSS → SIGNATURE_ALGORITHM_UNAVAILABLE; no credentials or failed signing → INTERNAL_ERROR")

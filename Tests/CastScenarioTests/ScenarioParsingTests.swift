@@ -70,6 +70,16 @@ struct ScenarioParsingTests {
         #expect(scenario.device.mediaCatalog.behaviour(for: "other") == MediaLoadBehaviour())
     }
 
+    @Test("deviceAuth: the device's mode at start, and a step that switches it")
+    func deviceAuth() throws {
+        let scenario = try parse(#"""
+            {"name": "x", "device": {"deviceAuth": "self-signed"}, "timeline": [{"at": "5s", "deviceAuth": "ignore"}]}
+            """#)
+        #expect(scenario.device.deviceAuth == .selfSigned)
+        #expect(scenario.timeline.first?.action == .device(.setDeviceAuth(.ignore)))
+        #expect(try parse(#"{"name": "x"}"#).device.deviceAuth == .devRoot)
+    }
+
     @Test("Bad files: each problem is reported with its JSON path and what was expected", arguments: [
         (#"{"name": "x", "timeline": [{"after": {"event": "LOAD", "delay": "5 sec"}, "buffering": "1s"}]}"#,
          #"timeline[0].after.delay: expected a duration like "5s", got "5 sec""#),
@@ -89,7 +99,11 @@ struct ScenarioParsingTests {
         (#"{"name": "x", "media": {"a.mp4": {"tracks": [{"trackId": 1, "type": "SUBTITLE"}]}}}"#,
          #"media["a.mp4"].tracks[0].type: expected TEXT, AUDIO or VIDEO, got "SUBTITLE""#),
         (#"{"name": "x", "timeline": [{"at": "1s"}]}"#,
-         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, stopApp, launchApp, standby, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance, emp"),
+         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, stopApp, launchApp, standby, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance, emp, deviceAuth"),
+        (#"{"name": "x", "device": {"deviceAuth": "google"}}"#,
+         #"device.deviceAuth: expected one of "dev-root", "self-signed", "error", "ignore", got "google""#),
+        (#"{"name": "x", "timeline": [{"at": "1s", "deviceAuth": true}]}"#,
+         #"timeline[0].deviceAuth: expected one of "dev-root", "self-signed", "error", "ignore", got a boolean (true)"#),
         (#"{"name": "x", "timeline": [{"at": "1s", "standby": true, "stopApp": true}]}"#,
          "timeline[0]: has 2 actions (stopApp, standby); one step does one thing"),
         (#"{"name": "x", "timeline": [{"after": {"event": "loaded"}, "standby": true}]}"#,

@@ -1,3 +1,4 @@
+import CastCredentials
 import CastSimulator
 import CastSimulatorTesting
 import CastWire
@@ -15,33 +16,70 @@ struct DeviceAuthIntegrationTests {
         try await withCastSimulator { simulator in
             let client = try await CastTestSender.connect(to: simulator)
             let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-            var message = Cast_Channel_DeviceAuthMessage()
-            message.challenge.senderNonce = nonce
-            message.challenge.hashAlgorithm = hash
-            // No CONNECT first: deviceauth is a transport namespace.
-            try await client.send(CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0",
-                                               namespace: CastNamespace.deviceAuth, payload: .binary(try message.serializedData())))
-            let reply = await client.waitFor { envelope, _ in envelope.namespace == CastNamespace.deviceAuth }
-            guard case .binary(let data)? = reply?.0.payload else {
-                Issue.record("no BINARY deviceauth reply")
-                return
-            }
-            let response = try Cast_Channel_DeviceAuthMessage(serializedBytes: data).response
+            let response = try #require(await Self.challenge(client, nonce: nonce, hash: hash))
             #expect(response.senderNonce == nonce && response.hashAlgorithm == hash)
 
             let tlsDER = try await client.peerCertificateDER()
-            let deviceCertificate = try Certificate(derEncoded: Array(response.clientAuthCertificate))
-            let key = try #require(_RSA.Signing.PublicKey(deviceCertificate.publicKey))
-            let signature = _RSA.Signing.RSASignature(rawRepresentation: response.signature)
-            let signed = nonce + Data(tlsDER)
-            let valid = switch hash {
-            case .sha1: key.isValidSignature(signature, for: Insecure.SHA1.hash(data: signed), padding: .insecurePKCS1v1_5)
-            case .sha256: key.isValidSignature(signature, for: SHA256.hash(data: signed), padding: .insecurePKCS1v1_5)
-            }
-            #expect(valid)
+            #expect(try Self.signatureCovers(nonce + Data(tlsDER), response, hash: hash))
             // And not over some other data.
-            #expect(!key.isValidSignature(signature, for: SHA256.hash(data: Data(tlsDER)), padding: .insecurePKCS1v1_5))
+            #expect(try !Self.signatureCovers(Data(tlsDER), response, hash: hash))
+            // The chain: the developer PKI's device certificate and intermediate.
+            #expect(response.clientAuthCertificate == simulator.credentials.pki.device.der)
+            #expect(response.intermediateCertificate == [simulator.credentials.pki.intermediate.der])
             await client.close()
+        }
+    }
+
+    @Test("A long-running device renews its TLS certificate; each connection is answered over the one it was presented")
+    func renewal() async throws {
+        try await withCastSimulator(configure: { $0.tlsCertificateLifetime = 4 }) { simulator in
+            let early = try await CastTestSender.connect(to: simulator)
+            _ = try await early.connectToReceiver()  // the handshake is done
+            let earlyDER = Data(try await early.peerCertificateDER())
+            // Renewed half-way through a lifetime this short.
+            try await Task.sleep(for: .seconds(2.5))
+            let late = try await CastTestSender.connect(to: simulator)
+            _ = try await late.connectToReceiver()
+            let lateDER = Data(try await late.peerCertificateDER())
+            #expect(lateDER != earlyDER && lateDER == simulator.credentials.tls.der)
+            let earlyCertificate = try Certificate(derEncoded: Array(earlyDER))
+            let lateCertificate = try Certificate(derEncoded: Array(lateDER))
+            #expect(lateCertificate.notValidAfter > earlyCertificate.notValidAfter)
+            for (client, der) in [(early, earlyDER), (late, lateDER)] {
+                let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+                let response = try #require(await Self.challenge(client, nonce: nonce, hash: .sha256))
+                #expect(try Self.signatureCovers(nonce + der, response, hash: .sha256))
+                await client.close()
+            }
+        }
+    }
+
+    private static func challenge(_ client: CastTestSender, nonce: Data, hash: Cast_Channel_HashAlgorithm) async throws
+        -> Cast_Channel_AuthResponse?
+    {
+        var message = Cast_Channel_DeviceAuthMessage()
+        message.challenge.senderNonce = nonce
+        message.challenge.hashAlgorithm = hash
+        // No CONNECT first: deviceauth is a transport namespace.
+        try await client.send(CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0",
+                                           namespace: CastNamespace.deviceAuth, payload: .binary(try message.serializedData())))
+        let reply = await client.waitFor { envelope, _ in envelope.namespace == CastNamespace.deviceAuth }
+        guard case .binary(let data)? = reply?.0.payload else {
+            Issue.record("no BINARY deviceauth reply")
+            return nil
+        }
+        return try Cast_Channel_DeviceAuthMessage(serializedBytes: data).response
+    }
+
+    private static func signatureCovers(_ signed: Data, _ response: Cast_Channel_AuthResponse, hash: Cast_Channel_HashAlgorithm) throws
+        -> Bool
+    {
+        let deviceCertificate = try Certificate(derEncoded: Array(response.clientAuthCertificate))
+        guard let key = _RSA.Signing.PublicKey(deviceCertificate.publicKey) else { return false }
+        let signature = _RSA.Signing.RSASignature(rawRepresentation: response.signature)
+        return switch hash {
+        case .sha1: key.isValidSignature(signature, for: Insecure.SHA1.hash(data: signed), padding: .insecurePKCS1v1_5)
+        case .sha256: key.isValidSignature(signature, for: SHA256.hash(data: signed), padding: .insecurePKCS1v1_5)
         }
     }
 }

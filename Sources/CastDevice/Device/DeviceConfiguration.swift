@@ -32,6 +32,8 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     public var exposure = ExposureWorld()
     /// The app shown when nothing else runs (video devices show Backdrop). nil: none.
     public var idleScreenAppId: String? = CastAppDefinition.backdrop.appId
+    /// How device-auth challenges are answered at start.
+    public var deviceAuth: DeviceAuthMode = .devRoot
 
     public init(identity: DeviceIdentity) {
         self.identity = identity

@@ -1,4 +1,5 @@
 import CastWire
+import Foundation
 
 /// The simulated Cast device as a deterministic state machine: the platform (`receiver-0`,
 /// virtual connections, heartbeat, device auth) and the app it runs.
@@ -29,6 +30,11 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     var receiverStatusCache: ReceiverStatusCache?
     /// Set while the running app observes an event (``raise(_:)``).
     var appIsObserving = false
+    /// How device-auth challenges are answered now (a scenario step may change it).
+    package internal(set) var deviceAuthMode: DeviceAuthMode
+    /// The TLS certificate each connection was presented, when the runtime said (it is
+    /// renewed on a long-running device, so connections differ).
+    var tlsCertificates: [ConnectionID: Data] = [:]
 
     package init(configuration: DeviceConfiguration, authority: (any DeviceAuthority)? = nil,
                  apps registry: AppRegistry = .builtIn, now: SimTime = .zero) {
@@ -39,6 +45,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         self.heartbeats = HeartbeatSchedule(heartbeatInterval: configuration.heartbeatInterval,
                                             idleTimeout: configuration.idleTimeout)
         self.volume = Volume(level: configuration.initialVolume.clamped(to: 0...1), muted: configuration.initiallyMuted)
+        self.deviceAuthMode = configuration.deviceAuth
         var seed: UInt64 = 0xC457_5117
         for byte in configuration.identity.uuid.utf8 { seed = (seed &* 31) &+ UInt64(byte) }
         self.ids = IdentifierGenerator(seed: seed)
@@ -47,10 +54,14 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
 
     // MARK: Inputs
 
-    /// A sender opened a transport connection (after TLS).
-    package mutating func connectionOpened(_ connection: ConnectionID, now: SimTime) -> [DeviceOutput] {
+    /// A sender opened a transport connection, presented with `tlsCertificateDER` (device
+    /// auth signs over it; nil: the authority's current one).
+    package mutating func connectionOpened(_ connection: ConnectionID, now: SimTime, tlsCertificateDER: Data? = nil)
+        -> [DeviceOutput]
+    {
         self.now = max(self.now, now)
         heartbeats.open(connection, at: self.now)
+        if let tlsCertificateDER { tlsCertificates[connection] = tlsCertificateDER }
         raise(.connectionOpened(connection))
         return drain()
     }

@@ -24,6 +24,8 @@ public enum OperatorInput: Sendable, Equatable {
     case sendMessage(namespace: String, source: String?, connection: ConnectionID?, payload: JSONValue)
     /// Something in the Exposure world of the EMP receiver (ignored by other apps).
     case emp(EMPInput)
+    /// Device-auth challenges are answered this way from now on.
+    case setDeviceAuth(DeviceAuthMode)
 
     public enum RemoteKey: String, Sendable, Equatable, CaseIterable { case play, pause, stop }
 }
@@ -50,6 +52,9 @@ extension SimulatedDevice {
                 returnToIdleScreen()
                 broadcastReceiverStatus(answering: nil)
             }
+        case .setDeviceAuth(let mode):
+            log(.info, nil, "device auth mode \(mode.rawValue)")
+            deviceAuthMode = mode
         case .setStandby(let standby):
             setStandby(standby)
             broadcastReceiverStatus(answering: nil)

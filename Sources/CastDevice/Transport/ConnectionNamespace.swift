@@ -89,6 +89,7 @@ extension SimulatedDevice {
     /// device already forgot (it closed it itself) is not forgotten twice.
     mutating func forget(_ connection: ConnectionID, reason: ConnectionCloseReason) {
         guard heartbeats.remove(connection) else { return }
+        tlsCertificates[connection] = nil
         for link in virtualConnections.removeAll(on: connection) { raise(.senderDisconnected(link)) }
         raise(.connectionClosed(connection, reason: reason))
     }
