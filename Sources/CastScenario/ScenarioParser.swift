@@ -71,13 +71,14 @@ package enum ScenarioKeys {
     package static let entitlement = grant.union(refusal)
     package static let actions = [
         "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "remote", "closeConnection",
-        "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "emp", "deviceAuth",
+        "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "emp", "deviceAuth", "withdraw", "restore",
     ]
     package static let step = Set(actions + ["at", "after", "name"])
     package static let after: Set<String> = ["event", "delay", "occurrence"]
     package static let emit: Set<String> = ["namespace", "from", "to", "payload"]
     package static let playerError: Set<String> = ["detailedErrorCode"]
     package static let closeConnection: Set<String> = ["which", "mode"]
+    package static let restore: Set<String> = ["host", "port"]
     package static let delayReplies: Set<String> = ["by", "for"]
     package static let sendFrame: Set<String> = ["kind", "which"]
     /// What an `emp` step does: exactly one of these.
@@ -395,6 +396,23 @@ struct ScenarioParser {
             return empAction(value).map { .device(.emp($0)) }
         case "deviceAuth":
             return reader.read { try value.oneOf(DeviceAuthMode.self) }.map { .device(.setDeviceAuth($0)) }
+        case "withdraw":
+            guard reader.read({ try value.bool() }) == true else {
+                if value.value == .bool(false) { reader.fail(value, "expected true") }
+                return nil
+            }
+            return .device(.advertise(.withdraw))
+        case "restore":
+            if value.value == .bool(true) { return .device(.advertise(.restore(host: nil, port: nil))) }
+            guard value.value.objectValue != nil else {
+                reader.fail(value, "expected true, or {\"host\": ..., \"port\": ...} to come back elsewhere")
+                return nil
+            }
+            guard reader.members(value, allowed: ScenarioKeys.restore) != nil else { return nil }
+            let host = reader.read(value["host"]) { try $0.string(nonEmpty: true) }
+            let port = reader.read(value["port"]) { try $0.int(in: 1...65535) }
+            if value["host"] == nil, value["port"] == nil { reader.fail(value, "expected host and/or port (or true)") }
+            return .device(.advertise(.restore(host: host, port: port)))
         default:
             return nil
         }

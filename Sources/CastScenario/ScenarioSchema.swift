@@ -324,7 +324,7 @@ package enum ScenarioSchema {
         {"required": ["stopApp"]}, {"required": ["launchApp"]}, {"required": ["standby"]}, {"required": ["remote"]},
         {"required": ["closeConnection"]}, {"required": ["stopHeartbeats"]}, {"required": ["unresponsive"]},
         {"required": ["delayReplies"]}, {"required": ["sendFrame"]}, {"required": ["advance"]}, {"required": ["emp"]},
-        {"required": ["deviceAuth"]}
+        {"required": ["deviceAuth"]}, {"required": ["withdraw"]}, {"required": ["restore"]}
       ],
       "properties": {
         "name": {"type": "string"},
@@ -389,7 +389,20 @@ package enum ScenarioSchema {
         },
         "advance": {"$ref": "#/$defs/duration"},
         "emp": {"$ref": "#/$defs/empAction"},
-        "deviceAuth": {"$ref": "#/$defs/deviceAuthMode"}
+        "deviceAuth": {"$ref": "#/$defs/deviceAuthMode"},
+        "withdraw": {"const": true, "description": "The device vanishes from discovery (mDNS goodbye); its connections stay up."},
+        "restore": {
+          "description": "The device is advertised again; with host and/or port, there (the Cast port listens there from then on).",
+          "oneOf": [
+            {"const": true},
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "minProperties": 1,
+              "properties": {"host": {"type": "string", "minLength": 1}, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}
+            }
+          ]
+        }
       }
     },
     "deviceAuthMode": {

@@ -115,6 +115,14 @@ package struct JSONReader: Sendable {
         return number
     }
 
+    package func int(in range: ClosedRange<Int>) throws(JSONReadError) -> Int {
+        let number = try int()
+        guard range.contains(number) else {
+            throw error("expected an integer from \(range.lowerBound) to \(range.upperBound), got \(number)")
+        }
+        return number
+    }
+
     package func object() throws(JSONReadError) -> [String: JSONValue] {
         guard case .object(let members) = value else { throw expected("an object") }
         return members

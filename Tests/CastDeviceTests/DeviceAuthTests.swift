@@ -132,3 +132,24 @@ struct DeviceAuthTests {
                                                          payload: .binary(try! both.serializedData()))).isEmpty)
     }
 }
+
+@Suite("The advertisement: withdrawn and restored by an operator input, as one typed event")
+struct AdvertisementTests {
+    @Test("withdraw raises advertisementChanged once; restore brings it back; a restore elsewhere is news even when advertised")
+    func changes() {
+        var harness = CastTestDevice()
+        #expect(harness.snapshot.isAdvertised)
+        harness.apply(.advertise(.withdraw))
+        harness.apply(.advertise(.withdraw))
+        #expect(!harness.snapshot.isAdvertised)
+        harness.apply(.advertise(.restore(host: nil, port: nil)))
+        harness.apply(.advertise(.restore(host: nil, port: nil)))
+        harness.apply(.advertise(.restore(host: "127.0.0.7", port: 8010)))
+        let changes = harness.events.compactMap { event -> AdvertisementChange? in
+            if case .advertisementChanged(let change) = event.kind { return change }
+            return nil
+        }
+        #expect(changes == [.withdraw, .restore(host: nil, port: nil), .restore(host: "127.0.0.7", port: 8010)])
+        #expect(harness.snapshot.isAdvertised)
+    }
+}

@@ -80,6 +80,18 @@ struct ScenarioParsingTests {
         #expect(try parse(#"{"name": "x"}"#).device.deviceAuth == .devRoot)
     }
 
+    @Test("withdraw and restore: the device leaves discovery and comes back, maybe elsewhere")
+    func advertisement() throws {
+        let scenario = try parse(#"""
+            {"name": "x", "timeline": [{"at": "5s", "withdraw": true}, {"at": "10s", "restore": true},
+                                       {"at": "20s", "restore": {"host": "127.0.0.7", "port": 8010}}]}
+            """#)
+        #expect(scenario.timeline.map(\.action) == [
+            .device(.advertise(.withdraw)), .device(.advertise(.restore(host: nil, port: nil))),
+            .device(.advertise(.restore(host: "127.0.0.7", port: 8010))),
+        ])
+    }
+
     @Test("Bad files: each problem is reported with its JSON path and what was expected", arguments: [
         (#"{"name": "x", "timeline": [{"after": {"event": "LOAD", "delay": "5 sec"}, "buffering": "1s"}]}"#,
          #"timeline[0].after.delay: expected a duration like "5s", got "5 sec""#),
@@ -99,7 +111,13 @@ struct ScenarioParsingTests {
         (#"{"name": "x", "media": {"a.mp4": {"tracks": [{"trackId": 1, "type": "SUBTITLE"}]}}}"#,
          #"media["a.mp4"].tracks[0].type: expected TEXT, AUDIO or VIDEO, got "SUBTITLE""#),
         (#"{"name": "x", "timeline": [{"at": "1s"}]}"#,
-         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, stopApp, launchApp, standby, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance, emp, deviceAuth"),
+         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, stopApp, launchApp, standby, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance, emp, deviceAuth, withdraw, restore"),
+        (#"{"name": "x", "timeline": [{"at": "1s", "withdraw": false}]}"#, "timeline[0].withdraw: expected true"),
+        (#"{"name": "x", "timeline": [{"at": "1s", "restore": {"port": 70000}}]}"#,
+         "timeline[0].restore.port: expected an integer from 1 to 65535, got 70000"),
+        (#"{"name": "x", "timeline": [{"at": "1s", "restore": {}}]}"#, "timeline[0].restore: expected host and/or port (or true)"),
+        (#"{"name": "x", "timeline": [{"at": "1s", "restore": "now"}]}"#,
+         #"timeline[0].restore: expected true, or {"host": ..., "port": ...} to come back elsewhere"#),
         (#"{"name": "x", "device": {"deviceAuth": "google"}}"#,
          #"device.deviceAuth: expected one of "dev-root", "self-signed", "error", "ignore", got "google""#),
         (#"{"name": "x", "timeline": [{"at": "1s", "deviceAuth": true}]}"#,

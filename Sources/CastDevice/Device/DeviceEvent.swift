@@ -41,6 +41,8 @@ public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
         case activeTracksChanged(mediaSessionId: Int, trackIds: [Int])
         case textTrackStyleChanged(mediaSessionId: Int, style: JSONValue?)
         case standbyChanged(Bool)
+        /// The device was withdrawn from discovery, or restored (maybe elsewhere).
+        case advertisementChanged(AdvertisementChange)
         /// A fault the scenario applied (raised by the scenario session, not the core).
         case faultApplied(Fault)
     }
@@ -69,6 +71,7 @@ extension DeviceEvent.Kind: CustomStringConvertible {
         case .activeTracksChanged(let id, let trackIds): "activeTracksChanged session \(id) \(trackIds)"
         case .textTrackStyleChanged(let id, let style): "textTrackStyleChanged session \(id) \(style?.jsonText() ?? "none")"
         case .standbyChanged(let standby): "standbyChanged \(standby)"
+        case .advertisementChanged(let change): "advertisement \(change)"
         case .faultApplied(let fault): "faultApplied \(fault)"
         }
     }

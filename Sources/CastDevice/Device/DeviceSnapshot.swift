@@ -12,6 +12,10 @@ public struct DeviceSnapshot: Sendable, Equatable {
     public var connections: [ConnectionID]
     /// Virtual connections (sender endpoints to `receiver-0` or an app), in order.
     public var senders: [SenderSnapshot]
+    /// In senders' device pickers (not withdrawn).
+    public var isAdvertised: Bool
+    /// How device-auth challenges are answered now.
+    public var deviceAuth: DeviceAuthMode
 
     /// The running app's media session, if it has one.
     public var media: MediaSnapshot? { runningApp?.state.media }
@@ -56,6 +60,7 @@ extension SimulatedDevice {
             connections: openConnections,
             senders: virtualConnections.entries.sorted { $0.key < $1.key }.map {
                 SenderSnapshot(link: $0.key, type: $0.value.type, userAgent: $0.value.userAgent)
-            })
+            },
+            isAdvertised: isAdvertised, deviceAuth: deviceAuthMode)
     }
 }

@@ -30,6 +30,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     var receiverStatusCache: ReceiverStatusCache?
     /// Set while the running app observes an event (``raise(_:)``).
     var appIsObserving = false
+    /// Whether the device is in senders' device pickers (``AdvertisementChange``).
+    package internal(set) var isAdvertised = true
     /// How device-auth challenges are answered now (a scenario step may change it).
     package internal(set) var deviceAuthMode: DeviceAuthMode
     /// The TLS certificate each connection was presented, when the runtime said (it is

@@ -26,6 +26,8 @@ public enum OperatorInput: Sendable, Equatable {
     case emp(EMPInput)
     /// Device-auth challenges are answered this way from now on.
     case setDeviceAuth(DeviceAuthMode)
+    /// The device vanishes from discovery, or comes back (maybe at another address or port).
+    case advertise(AdvertisementChange)
 
     public enum RemoteKey: String, Sendable, Equatable, CaseIterable { case play, pause, stop }
 }
@@ -52,6 +54,8 @@ extension SimulatedDevice {
                 returnToIdleScreen()
                 broadcastReceiverStatus(answering: nil)
             }
+        case .advertise(let change):
+            changeAdvertisement(change)
         case .setDeviceAuth(let mode):
             log(.info, nil, "device auth mode \(mode.rawValue)")
             deviceAuthMode = mode
