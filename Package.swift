@@ -43,6 +43,16 @@ let package = Package(
             name: "CastScenario",
             dependencies: ["CastDevice", "CastWire"]
         ),
+        // mDNS / DNS-SD: the DNS message codec and the responder as a pure state machine,
+        // and the UDP sockets it runs on.
+        .target(
+            name: "CastDiscovery",
+            dependencies: [
+                "CastWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The developer PKI (root → intermediate → device), TLS certificates, device-auth
         // signing: swift-certificates and swift-crypto, no openssl.
         .target(
@@ -62,6 +72,7 @@ let package = Package(
                 "CastDevice",
                 "CastScenario",
                 "CastCredentials",
+                "CastDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -65,7 +65,7 @@ def main() -> int:
     args = parser.parse_args()
 
     proc = subprocess.Popen(
-        [args.binary, "run", "--host", "127.0.0.1", "--port", "0", "--http-port", "off", "--https-port", "off",
+        [args.binary, "run", "--host", "127.0.0.1", "--port", "0", "--mdns", "off", "--http-port", "off", "--https-port", "off",
          "--heartbeat-interval", "0", "--idle-timeout", "0", "--log-level", "warning", *args.extra],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:

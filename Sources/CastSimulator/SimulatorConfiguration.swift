@@ -35,6 +35,9 @@ public struct SimulatorConfiguration: Sendable {
     /// How long each TLS certificate is valid; it is renewed a day before it expires (half
     /// way through, for a lifetime under two days). Under 4 days, or strict senders refuse it.
     public var tlsCertificateLifetime: TimeInterval = TLSCertificate.lifetime
+    /// How the device is advertised over mDNS. Off unless asked: an embedded test device
+    /// must not appear on the host's network (`castsim run` turns it on).
+    public var discovery: DiscoveryMode = .off
     /// The apps the device can run (tests register their own).
     package var apps: AppRegistry = .builtIn
     public var logger: Logger
@@ -54,4 +57,14 @@ public struct SimulatorConfiguration: Sendable {
         case .real?, nil: clock = .real
         }
     }
+}
+
+/// Who publishes the device's mDNS records.
+public enum DiscoveryMode: Sendable, Equatable {
+    case off
+    /// castsim's own responder on UDP 5353, on `interfaces` (names; empty: every
+    /// multicast-capable one).
+    case builtin(interfaces: [String])
+    /// A running avahi-daemon, through libavahi-client (castsim built with `--traits Avahi`).
+    case avahi(interfaces: [String])
 }

@@ -11,10 +11,10 @@ struct LoadSession {
     /// The arguments of `castsim run` for a load run: a free loopback port, no HTTP
     /// listeners, warnings only (a log line per connection would cost castsim more than
     /// the connection), and no heartbeats or idle timeout, so that idle senders stay
-    /// connected without answering PINGs and no timer work is mixed into the figures.
-    /// (castsim has no mDNS advertising to turn off.)
+    /// connected without answering PINGs and no timer work is mixed into the figures;
+    /// no mDNS (a load run is on loopback, and advertises nothing to the host's network).
     static let castsimArguments = [
-        "run", "--host", "127.0.0.1", "--port", "0", "--http-port", "off", "--https-port", "off",
+        "run", "--host", "127.0.0.1", "--port", "0", "--mdns", "off", "--http-port", "off", "--https-port", "off",
         "--log-level", "warning", "--heartbeat-interval", "0", "--idle-timeout", "0",
     ]
 

@@ -92,6 +92,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("device-auth"), help: "How device-auth challenges are answered: dev-root (a chain to the developer root), self-signed (a chain to no root), error (AuthError), ignore (no reply). Default: the scenario's, else dev-root.")
     var deviceAuth: DeviceAuthMode?
 
+    @Option(help: "Who advertises the device over mDNS: builtin (castsim's own responder, no daemon needed), avahi (a running avahi-daemon; castsim built with --traits Avahi) or off.")
+    var mdns: MDNSChoice = .builtin
+
+    @Option(name: .customLong("interface"), help: "Advertise on this network interface only (repeatable). Default: every multicast-capable interface.")
+    var interfaces: [String] = []
+
     @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen). Without --scenario only: a scenario sets it in its device section.")
     var audioOnly = false
 
@@ -113,6 +119,7 @@ struct RunCommand: AsyncParsableCommand {
         guard journalLimit >= 0 else { throw ValidationError("--journal-limit must be >= 0") }
         if speed != nil, manualClock { throw ValidationError("--speed and --manual-clock exclude each other") }
         if exitWhenDone, scenario == nil { throw ValidationError("--exit-when-done needs --scenario") }
+        if mdns == .off, !interfaces.isEmpty { throw ValidationError("--interface chooses where mDNS advertises; it makes no sense with --mdns off") }
     }
 
     /// The fastest clock castsim runs, as scenario files allow.
@@ -147,6 +154,11 @@ struct RunCommand: AsyncParsableCommand {
         let (pki, origin) = try await PKILocation.resolve(given: certs)
         configuration.developerPKI = pki
         logger.info("device auth chains to the developer root in \(origin), SHA-256 \(pki.root.fingerprint)")
+        switch mdns {
+        case .builtin: configuration.discovery = .builtin(interfaces: interfaces)
+        case .avahi: configuration.discovery = .avahi(interfaces: interfaces)
+        case .off: configuration.discovery = .off
+        }
         if let speed { configuration.clock = .scaled(speed) }
         if manualClock { configuration.clock = .manual }
         let identity = configuration.device.identity
@@ -324,3 +336,7 @@ struct StartFailure: Error, CustomStringConvertible {
 }
 
 extension DeviceAuthMode: ExpressibleByArgument {}
+
+enum MDNSChoice: String, ExpressibleByArgument, CaseIterable {
+    case builtin, avahi, off
+}

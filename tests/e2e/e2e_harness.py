@@ -308,6 +308,9 @@ def start_castsim(
         "--http-port", str(HTTP_PORT),
         "--https-port", str(HTTPS_PORT),
         "--log-level", log_level,
+        # Tests on the host's loopback never advertise on its real interfaces; the
+        # discovery tests ask for mDNS inside network namespaces of their own.
+        *(() if "--mdns" in extra_args else ("--mdns", "off")),
         *extra_args,
     ]  # fmt: skip
     stderr_path = log_dir / f"castsim-{host}.stderr.log"

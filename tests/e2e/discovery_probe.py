@@ -1,0 +1,105 @@
+"""What senders see on the network, run inside a sender namespace by the discovery tests.
+
+Each command prints JSON lines on standard output:
+
+  browse SECONDS       python-zeroconf browsing _googlecast._tcp: one line per added,
+                       updated or removed service (with its SRV, addresses and TXT), as
+                       they happen, for SECONDS
+  chromecasts SECONDS  pychromecast.get_chromecasts(): one line with every device found
+  play NAME URL        find NAME with pychromecast, play URL on it, wait for PLAYING
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+
+import zeroconf
+from zeroconf import ServiceStateChange, Zeroconf
+
+SERVICE = "_googlecast._tcp.local."
+
+
+def emit(**fields: object) -> None:
+    print(json.dumps(fields), flush=True)
+
+
+def describe(zc: Zeroconf, service_type: str, name: str) -> dict:
+    info = zc.get_service_info(service_type, name, timeout=3000)
+    if info is None:
+        return {"name": name}
+    return {
+        "name": name,
+        "server": info.server,
+        "port": info.port,
+        "addresses": info.parsed_addresses(),
+        "txt": {key.decode(): (value.decode() if value is not None else None) for key, value in info.properties.items()},
+    }
+
+
+def browse(seconds: float) -> None:
+    zc = Zeroconf()
+    lock = threading.Lock()
+
+    def changed(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        # Looked up off the browser's thread: get_service_info blocks.
+        def report() -> None:
+            with lock:
+                if state_change is ServiceStateChange.Removed:
+                    emit(event="removed", name=name, time=time.time())
+                else:
+                    emit(event=state_change.name.lower(), time=time.time(), **describe(zeroconf, service_type, name))
+        threading.Thread(target=report, daemon=True).start()
+
+    zeroconf.ServiceBrowser(zc, SERVICE, handlers=[changed])
+    time.sleep(seconds)
+    zc.close()
+
+
+def chromecasts(seconds: float) -> None:
+    import pychromecast
+
+    casts, browser = pychromecast.get_chromecasts(timeout=seconds)
+    emit(devices=[{
+        "friendly_name": cast.cast_info.friendly_name,
+        "model_name": cast.cast_info.model_name,
+        "uuid": str(cast.cast_info.uuid),
+        "cast_type": cast.cast_info.cast_type,
+        "host": cast.cast_info.host,
+        "port": cast.cast_info.port,
+    } for cast in casts])
+    browser.stop_discovery()
+
+
+def play(name: str, url: str) -> None:
+    import pychromecast
+
+    casts, browser = pychromecast.get_listed_chromecasts(friendly_names=[name], timeout=10)
+    if not casts:
+        emit(error=f"{name} not found")
+        return
+    cast = casts[0]
+    cast.wait(timeout=10)
+    controller = cast.media_controller
+    controller.play_media(url, "video/mp4")
+    controller.block_until_active(timeout=10)
+    deadline = time.time() + 10
+    while time.time() < deadline and controller.status.player_state != "PLAYING":
+        time.sleep(0.1)
+    emit(player_state=controller.status.player_state, content_id=controller.status.content_id, app_id=cast.app_id)
+    cast.disconnect(timeout=5)
+    browser.stop_discovery()
+
+
+if __name__ == "__main__":
+    command, *arguments = sys.argv[1:]
+    if command == "browse":
+        browse(float(arguments[0]))
+    elif command == "chromecasts":
+        chromecasts(float(arguments[0]))
+    elif command == "play":
+        play(arguments[0], arguments[1])
+    else:
+        sys.exit(f"unknown command {command}")
