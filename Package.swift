@@ -145,6 +145,7 @@ let package = Package(
             name: "CastsimLoadTests",
             dependencies: ["castsim-load", "CastDevice", "CastWire", .product(name: "NIOCore", package: "swift-nio")]
         ),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"]),
         .testTarget(
             name: "CastCredentialsTests",
             dependencies: [

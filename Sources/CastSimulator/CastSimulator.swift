@@ -1,8 +1,10 @@
 import CastCredentials
 import CastDevice
+import CastDiscovery
 import CastScenario
 import CastWire
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -27,11 +29,14 @@ public final class CastSimulator: Sendable {
 
     private let group: MultiThreadedEventLoopGroup
     private let runner: NIOLoopBound<DeviceRunner>
-    private let listeners: [any Channel]
+    /// Every listener, the Cast port's moved ones (a `restore` elsewhere) included.
+    private let listeners: NIOLockedValueBox<[any Channel]>
+    private let advertiser: NIOLoopBound<Advertiser>?
     private let completion: EventLoopFuture<Void>
 
     private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup,
-                 runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: [any Channel],
+                 runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: NIOLockedValueBox<[any Channel]>,
+                 advertiser: NIOLoopBound<Advertiser>?,
                  cast: SocketAddress, http: SocketAddress?, https: SocketAddress?) {
         self.completion = completion
         self.configuration = configuration
@@ -39,6 +44,7 @@ public final class CastSimulator: Sendable {
         self.group = group
         self.runner = runner
         self.listeners = listeners
+        self.advertiser = advertiser
         castAddress = cast
         httpAddress = http
         httpsAddress = https
@@ -72,19 +78,8 @@ public final class CastSimulator: Sendable {
                     throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
                 }
             }
-            let stalledReaderTimeout = configuration.stalledReaderTimeout.map(TimeAmount.init)
-            let cast = try await listen(.cast, port: configuration.castPort, CastConnectionHandler.configure(ServerBootstrap(group: group))
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let sync = channel.pipeline.syncOperations
-                        let presented = tls.current
-                        try sync.addHandler(NIOSSLServerHandler(context: presented.context))
-                        try sync.addHandler(ByteToMessageHandler(CastFrameSplitter()))
-                        try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger,
-                                                                  stalledReaderTimeout: stalledReaderTimeout,
-                                                                  tlsCertificateDER: presented.credentials.tls.der))
-                    }
-                })
+            let cast = try await listen(.cast, port: configuration.castPort, castBootstrap(group: group, runner: runner, tls: tls,
+                                                                                         configuration: configuration))
 
             func httpListener(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?) async throws -> (any Channel)? {
                 guard let port else { return nil }
@@ -102,14 +97,89 @@ public final class CastSimulator: Sendable {
             let http = try await httpListener(.http, port: configuration.httpPort, tls: nil)
             let https = try await httpListener(.https, port: configuration.httpsPort, tls: tls)
 
+            let castAddress = cast.localAddress!
+            let allListeners = NIOLockedValueBox(listeners)
+            let advertiser: NIOLoopBound<Advertiser>?
+            do {
+                advertiser = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort, loop: loop)
+            } catch {
+                for channel in listeners { try? await channel.close() }
+                throw error
+            }
+            try await loop.submit {
+                runner.value.eventListeners.append { event in
+                    advertiser?.value.deviceEvent(event, snapshot: { runner.value.snapshot })
+                    if case .advertisementChanged(.restore(let host, let port)) = event.kind, host != nil || port != nil {
+                        // The device is back elsewhere: its Cast port listens there too.
+                        let bootstrap = castBootstrap(group: group, runner: runner, tls: tls, configuration: configuration)
+                        let target = (host: host ?? configuration.host, port: port ?? castAddress.port ?? configuration.castPort)
+                        bootstrap.serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                            .bind(host: target.host, port: target.port).whenComplete { result in
+                                switch result {
+                                case .success(let channel):
+                                    allListeners.withLockedValue { $0.append(channel) }
+                                    logger.info("Cast port now also on \(target.host):\(target.port)")
+                                case .failure(let error):
+                                    logger.error("cannot listen on \(target.host):\(target.port) for the restored advertisement: \(error)")
+                                }
+                            }
+                    }
+                }
+            }.get()
             tls.scheduleRenewal(on: loop, logger: logger)
             return CastSimulator(
                 configuration: configuration, tls: tls, group: group, runner: runner,
-                completion: completion, listeners: listeners, cast: cast.localAddress!, http: http?.localAddress, https: https?.localAddress)
+                completion: completion, listeners: allListeners, advertiser: advertiser, cast: castAddress,
+                http: http?.localAddress, https: https?.localAddress)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
+    }
+
+    /// The mDNS advertiser the configuration asks for, probing already.
+    private static func startDiscovery(_ configuration: SimulatorConfiguration, castPort: Int, loop: any EventLoop) async throws
+        -> NIOLoopBound<Advertiser>?
+    {
+        switch configuration.discovery {
+        case .off:
+            return nil
+        case .avahi:
+            throw DiscoveryUnavailable(description: "castsim was built without Avahi: build it with `swift build --traits Avahi`, or use --mdns builtin")
+        case .builtin(let interfaces):
+            let device = configuration.device
+            let identity = device.identity
+            let description = CastServiceDescription(
+                uuid: identity.uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
+                capabilities: identity.capabilityBits, appIds: device.apps.filter { $0.appId != device.idleScreenAppId }.map(\.appId),
+                port: castPort)
+            do {
+                return try await Advertiser.start(interfaceNames: interfaces, host: configuration.host, description: description,
+                                                  loop: loop, logger: configuration.logger)
+            } catch let error as MDNSError {
+                throw DiscoveryUnavailable(description: "mDNS: \(error.description)")
+            }
+        }
+    }
+
+    /// The Cast port's listener: TLS with the certificate current when a sender connects,
+    /// frames, the device.
+    private static func castBootstrap(group: MultiThreadedEventLoopGroup, runner: NIOLoopBound<DeviceRunner>, tls: TLSPresentation,
+                                      configuration: SimulatorConfiguration) -> ServerBootstrap {
+        let stalledReaderTimeout = configuration.stalledReaderTimeout.map(TimeAmount.init)
+        let logger = configuration.logger
+        return CastConnectionHandler.configure(ServerBootstrap(group: group))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    let presented = tls.current
+                    try sync.addHandler(NIOSSLServerHandler(context: presented.context))
+                    try sync.addHandler(ByteToMessageHandler(CastFrameSplitter()))
+                    try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger,
+                                                              stalledReaderTimeout: stalledReaderTimeout,
+                                                              tlsCertificateDER: presented.credentials.tls.der))
+                }
+            }
     }
 
     /// Closes every connection and listener and releases the ports.
@@ -117,7 +187,11 @@ public final class CastSimulator: Sendable {
         let runner = self.runner
         tls.stop()
         try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
-        for listener in listeners { try? await listener.close() }
+        if let advertiser {
+            // Goodbyes before the device goes.
+            try? await advertiser.eventLoop.flatSubmit { advertiser.value.shutDown() }.get()
+        }
+        for listener in listeners.withLockedValue({ $0 }) { try? await listener.close() }
         try? await group.shutdownGracefully()
     }
 

@@ -34,6 +34,9 @@ package final class DeviceRunner {
     private var batchDepth = 0
     /// Connections written to since the last flush.
     private var unflushed: [ConnectionSink] = []
+    /// Hears every typed event of the device after the runner has carried it out (the
+    /// advertiser follows apps and advertisement changes this way).
+    var eventListeners: [(DeviceEvent) -> Void] = []
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int) {
         self.loop = loop
@@ -195,6 +198,7 @@ package final class DeviceRunner {
                            metadata: event.connection.map { ["connection": "\($0)"] })
             case .device(.event(let event)):
                 logger.debug("event: \(LogText.escape(event.description, limit: 500))")
+                for listener in eventListeners { listener(event) }
             case .closeConnection(let id, let reset):
                 guard let sink = connections[id] else { continue }
                 logger.notice("scenario closes the connection\(reset ? " with a reset" : "")", metadata: ["connection": "\(id)"])

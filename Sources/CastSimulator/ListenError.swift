@@ -56,3 +56,8 @@ public struct ListenError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { description(naming: listener.rawValue) }
 }
+
+/// Discovery could not start as configured (no such interface, no Avahi in this build).
+public struct DiscoveryUnavailable: Error, CustomStringConvertible, Sendable {
+    public let description: String
+}

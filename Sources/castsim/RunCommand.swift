@@ -175,6 +175,8 @@ struct RunCommand: AsyncParsableCommand {
             case .https: "--https-port"
             }
             throw StartFailure(description: error.description(naming: flag))
+        } catch let error as DiscoveryUnavailable {
+            throw StartFailure(description: "\(error.description) (--mdns, --interface)")
         }
         // Written straight to the file descriptor: scripts wait for this line, and a
         // buffered stdout would hold it back when it is a pipe.

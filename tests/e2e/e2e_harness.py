@@ -289,15 +289,18 @@ def start_castsim(
     extra_args: tuple[str, ...] = (),
     ready_timeout: float = READY_TIMEOUT,
     console: bool = False,
+    prefix: tuple[str, ...] = (),
 ) -> CastsimDevice:
     """Start `castsim run` on host with the standard ports; wait until ready.
 
     console=True keeps castsim's standard input open for CastsimDevice.console()
     (the manual clock reads `advance DURATION` lines there); otherwise it is
-    /dev/null.
+    /dev/null. prefix runs it inside something, e.g. a network namespace.
     """
     device_uuid = device_uuid or uuidlib.uuid4()
     command = [
+        # e.g. ("ip", "netns", "exec", NS): it execs castsim, so the process is castsim's.
+        *prefix,
         str(binary),
         "run",
         "--name", name,

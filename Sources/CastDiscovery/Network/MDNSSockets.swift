@@ -60,9 +60,14 @@ public final class MDNSSockets: Sendable {
     private static func bind(_ interface: MDNSInterface, device: NIONetworkDevice, family: NIOBSDSocket.ProtocolFamily,
                              loop: any EventLoop, receive: @escaping @Sendable (Datagram) -> Void) async throws -> any Channel {
         let ipv4 = family == .inet
-        let channel = try await DatagramBootstrap(group: loop)
+        var bootstrap = DatagramBootstrap(group: loop)
             .protocolSubtype(.default)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
+        if !ipv4 {
+            // Before bind, or the kernel refuses it: IPv4 has its own socket.
+            bootstrap = bootstrap.channelOption(.socket(SocketOptionLevel(IPPROTO_IPV6), IPV6_V6ONLY), value: 1)
+        }
+        let channel = try await bootstrap
             .channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
             .channelOption(.receivePacketInfo, value: true)
             .channelInitializer { channel in
@@ -82,7 +87,6 @@ public final class MDNSSockets: Sendable {
                 try await options.setIPMulticastLoop(1).get()
             } else {
                 try await channel.setOption(.socket(SocketOptionLevel(IPPROTO_IPV6), Self.ipv6MulticastAll), value: 0).get()
-                try await channel.setOption(.socket(SocketOptionLevel(IPPROTO_IPV6), IPV6_V6ONLY), value: 1).get()
                 try await options.setIPv6MulticastIF(CUnsignedInt(interface.index)).get()
                 try await options.setIPv6MulticastHops(255).get()
                 try await options.setIPv6MulticastLoop(1).get()

@@ -1,0 +1,111 @@
+/// What a Cast device publishes over DNS-SD (castv2-protocol.md §7.1–7.2), as values;
+/// ``records(addresses:)`` turns it into the records a real device answers with.
+public struct CastServiceDescription: Sendable, Equatable {
+    /// 32 lowercase hex digits: the `id` TXT value and, dashed, the host name.
+    public var uuid: String
+    public var friendlyName: String
+    public var modelName: String
+    /// The `ca` bitmask: bit 0 video out, bit 2 audio out, bit 5 a multizone group.
+    public var capabilities: Int
+    /// `st`: 1 while an app other than the idle screen runs ("busy").
+    public var busy: Bool
+    /// `rs`: the running app's display name; empty when idle.
+    public var runningApp: String
+    /// Apps the device offers: iOS senders browse `_<APPID>._sub._googlecast._tcp`.
+    public var appIds: [String]
+    public var port: Int
+    /// `cd`, `rm`, `bs`, `nf`, as real devices carry them (opaque to senders).
+    public var cloudDeviceId: String
+    public var rm: String = ""
+    public var bssid: String
+    public var nf: Int = 1
+    public var iconPath = "/setup/icon.png"
+    /// The instance label when a conflict renamed it (nil: the one derived from the model).
+    public var instanceOverride: String?
+    /// The host label when a conflict renamed it.
+    public var hostOverride: String?
+
+    public init(uuid: String, friendlyName: String, modelName: String, capabilities: Int, busy: Bool = false,
+                runningApp: String = "", appIds: [String] = [], port: Int = 8009) {
+        self.uuid = uuid
+        self.friendlyName = friendlyName
+        self.modelName = modelName
+        self.capabilities = capabilities
+        self.busy = busy
+        self.runningApp = runningApp
+        self.appIds = appIds
+        self.port = port
+        // Stable per device, derived from its id: 32 and 12 upper-case hex digits.
+        cloudDeviceId = uuid.uppercased()
+        bssid = String(uuid.suffix(12)).uppercased()
+    }
+
+    public static let serviceType = DNSName("_googlecast._tcp.local")
+    public static let servicesEnumeration = DNSName("_services._dns-sd._udp.local")
+    /// RFC 6762 §10: 120 s for records tied to a host, 75 minutes for the rest.
+    public static let hostTTL: UInt32 = 120
+    public static let otherTTL: UInt32 = 4500
+
+    /// `<model with spaces as '-', at most 20 bytes>-<32 hex>`, as Eureka names a device
+    /// (Open Screen's CalculateInstanceId): the label fits 63 bytes.
+    public var instanceLabel: String {
+        if let instanceOverride { return instanceOverride }
+        var model = ""
+        for character in modelName.map({ $0 == " " ? "-" : $0 }) {
+            // Cut at a character boundary: never half a UTF-8 sequence.
+            guard model.utf8.count + String(character).utf8.count <= 20 else { break }
+            model.append(character)
+        }
+        return model.isEmpty ? uuid : "\(model)-\(uuid)"
+    }
+
+    /// `<uuid with dashes>.local`: the SRV target, different from the instance name.
+    public var hostLabel: String {
+        if let hostOverride { return hostOverride }
+        let hex = Array(uuid)
+        guard hex.count == 32 else { return uuid }
+        var parts: [String] = []
+        var start = 0
+        for length in [8, 4, 4, 4, 12] {
+            parts.append(String(hex[start..<start + length]))
+            start += length
+        }
+        return parts.joined(separator: "-")
+    }
+
+    public var instanceName: DNSName { Self.serviceType.prepending(instanceLabel) }
+    public var hostName: DNSName { DNSName(labels: [hostLabel, "local"]) }
+
+    /// The TXT strings, in the order real devices send them.
+    public var txt: [String] {
+        [
+            "id=\(uuid)", "cd=\(cloudDeviceId)", "rm=\(rm)", "ve=05", "md=\(modelName)", "ic=\(iconPath)",
+            "fn=\(friendlyName)", "ca=\(capabilities)", "st=\(busy ? 1 : 0)", "bs=\(bssid)", "nf=\(nf)", "rs=\(runningApp)",
+        ]
+    }
+
+    /// Every record of the device, for its `addresses` (4 bytes for IPv4, 16 for IPv6).
+    public func records(addresses: [[UInt8]]) -> [DNSRecord] {
+        let instance = instanceName, host = hostName
+        var records = [
+            DNSRecord(name: Self.serviceType, data: .ptr(instance), ttl: Self.otherTTL),
+            DNSRecord(name: Self.servicesEnumeration, data: .ptr(Self.serviceType), ttl: Self.otherTTL),
+        ]
+        for appId in appIds {
+            let subtype = DNSName(labels: ["_\(appId)", "_sub"] + Self.serviceType.labels)
+            records.append(DNSRecord(name: subtype, data: .ptr(instance), ttl: Self.otherTTL))
+        }
+        records.append(DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: UInt16(clamping: port), target: host),
+                                 ttl: Self.hostTTL, cacheFlush: true))
+        records.append(DNSRecord(name: instance, data: .txt(txt.map { Array($0.utf8.prefix(255)) }), ttl: Self.otherTTL,
+                                 cacheFlush: true))
+        for address in addresses {
+            switch address.count {
+            case 4: records.append(DNSRecord(name: host, data: .a(address), ttl: Self.hostTTL, cacheFlush: true))
+            case 16: records.append(DNSRecord(name: host, data: .aaaa(address), ttl: Self.hostTTL, cacheFlush: true))
+            default: continue
+            }
+        }
+        return records
+    }
+}

@@ -1,0 +1,172 @@
+"""Discovery over mDNS, inside network namespaces the tests create (never the host's network).
+
+castsim runs in a "device" namespace; python-zeroconf and pychromecast run in a "sender"
+namespace joined to it by a veth pair, and see castsim as they would see a Chromecast.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+import uuid as uuidlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from e2e_harness import REPO_ROOT, CastsimDevice, start_castsim
+from netns import Link, NamespaceUnavailable, create_link
+
+PROBE = Path(__file__).with_name("discovery_probe.py")
+PYTHON = sys.executable
+SERVICE = "_googlecast._tcp.local."
+
+
+@pytest.fixture
+def link() -> Iterator[Link]:
+    try:
+        made = create_link()
+    except NamespaceUnavailable as error:
+        pytest.fail(f"discovery tests need network namespaces of their own: {error}", pytrace=False)
+    yield made
+    made.destroy()
+
+
+class Browser:
+    """discovery_probe.py browse, in the sender namespace, its JSON lines as they come."""
+
+    def __init__(self, link: Link, seconds: float) -> None:
+        self.proc = link.popen(link.sender_ns, [PYTHON, str(PROBE), "browse", str(seconds)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.events: queue.Queue = queue.Queue()
+        self.seen: list[dict] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.events.put(json.loads(line))
+        self.events.put(None)
+
+    def wait_for(self, predicate, timeout: float = 15.0) -> dict:  # type: ignore[no-untyped-def]
+        deadline = time.time() + timeout
+        while (left := deadline - time.time()) > 0:
+            try:
+                event = self.events.get(timeout=left)
+            except queue.Empty:
+                break
+            if event is None:
+                break
+            self.seen.append(event)
+            if predicate(event):
+                return event
+        stderr = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
+        pytest.fail(f"the browser never saw it; it saw {self.seen}\n{stderr}", pytrace=False)
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def start_in(link: Link, tmp_path: Path, castsim_bin: Path, *, name: str, model: str = "Chromecast",
+             device_uuid: uuidlib.UUID | None = None, extra_args: tuple[str, ...] = (), console: bool = False,
+             ) -> CastsimDevice:
+    return start_castsim(
+        castsim_bin, link.device_ip, tmp_path, name=name, model=model, device_uuid=device_uuid,
+        extra_args=("--mdns", "builtin", "--interface", link.device_if, "--heartbeat-interval", "0", *extra_args),
+        console=console, prefix=("ip", "netns", "exec", link.device_ns))
+
+
+def instance_name(model: str, device_uuid: uuidlib.UUID) -> str:
+    return f"{model.replace(' ', '-')}-{device_uuid.hex}.{SERVICE}"
+
+
+def probe(link: Link, *args: str, timeout: float = 60) -> dict:
+    result = link.run(link.sender_ns, [PYTHON, str(PROBE), *args], capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_zeroconf_sees_the_records_a_chromecast_publishes(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    device_uuid = uuidlib.uuid4()
+    device = start_in(link, tmp_path, castsim_bin, name="Living Room TV", model="Chromecast Ultra", device_uuid=device_uuid)
+    browser = Browser(link, seconds=20)
+    try:
+        found = browser.wait_for(lambda e: e["event"] == "added" and e["name"] == instance_name("Chromecast Ultra", device_uuid))
+        assert found["port"] == 8009
+        assert found["server"] == f"{device_uuid}.local."
+        assert link.device_ip in found["addresses"]
+        txt = found["txt"]
+        assert txt["id"] == device_uuid.hex
+        assert txt["fn"] == "Living Room TV" and txt["md"] == "Chromecast Ultra"
+        assert txt["ve"] == "05" and txt["st"] == "0" and txt["rs"] == "" and txt["ca"].isdigit()
+        assert txt["ic"] == "/setup/icon.png"
+        assert {"cd", "rm", "bs", "nf"} <= set(txt)
+    finally:
+        browser.stop()
+        device.stop()
+
+
+def test_pychromecast_finds_the_device_and_plays(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    device_uuid = uuidlib.uuid4()
+    device = start_in(link, tmp_path, castsim_bin, name="Bedroom", model="Chromecast", device_uuid=device_uuid)
+    try:
+        found = probe(link, "chromecasts", "5")["devices"]
+        assert found == [{"friendly_name": "Bedroom", "model_name": "Chromecast", "uuid": str(device_uuid),
+                          "cast_type": "cast", "host": link.device_ip, "port": 8009}]
+        played = probe(link, "play", "Bedroom", "http://media.test/movie.mp4")
+        assert played == {"player_state": "PLAYING", "content_id": "http://media.test/movie.mp4", "app_id": "CC1AD845"}
+    finally:
+        device.stop()
+
+
+def test_txt_follows_the_running_app(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    device_uuid = uuidlib.uuid4()
+    device = start_in(link, tmp_path, castsim_bin, name="Den", device_uuid=device_uuid)
+    browser = Browser(link, seconds=40)
+    name = instance_name("Chromecast", device_uuid)
+    try:
+        browser.wait_for(lambda e: e["event"] == "added" and e["name"] == name)
+        probe(link, "play", "Den", "http://media.test/movie.mp4")
+        busy = browser.wait_for(lambda e: e["event"] == "updated" and e.get("txt", {}).get("st") == "1")
+        assert busy["txt"]["rs"] == "Default Media Receiver"
+    finally:
+        browser.stop()
+        device.stop()
+
+
+def test_a_withdrawn_device_disappears_and_comes_back(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    scenario = tmp_path / "vanish.json"
+    scenario.write_text(json.dumps({
+        "name": "vanish",
+        "clock": {"mode": "manual"},
+        "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+        "timeline": [
+            {"at": "1m", "withdraw": True},
+            {"at": "2m", "restore": True},
+            {"at": "3m", "restore": {"host": "10.77.0.5", "port": 8010}},
+        ],
+    }))
+    link.add_address("10.77.0.5")
+    device_uuid = uuidlib.uuid4()
+    device = start_in(link, tmp_path, castsim_bin, name="Attic", device_uuid=device_uuid, console=True,
+                      extra_args=("--scenario", str(scenario)))
+    browser = Browser(link, seconds=60)
+    name = instance_name("Chromecast", device_uuid)
+    try:
+        browser.wait_for(lambda e: e["event"] == "added" and e["name"] == name)
+        device.console("advance 1m")
+        browser.wait_for(lambda e: e["event"] == "removed" and e["name"] == name)
+        device.console("advance 1m")
+        back = browser.wait_for(lambda e: e["event"] in ("added", "updated") and e["name"] == name and e.get("port"))
+        assert back["port"] == 8009
+        device.console("advance 1m")
+        moved = browser.wait_for(lambda e: e["name"] == name and e.get("port") == 8010)
+        assert "10.77.0.5" in moved["addresses"]
+    finally:
+        browser.stop()
+        device.stop()
