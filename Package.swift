@@ -137,6 +137,7 @@ let package = Package(
         .executableTarget(name: "FuzzMessage", dependencies: ["CastWire"], path: "Fuzz/FuzzMessage"),
         .executableTarget(name: "FuzzJSON", dependencies: ["CastWire"], path: "Fuzz/FuzzJSON"),
         .executableTarget(name: "FuzzDevice", dependencies: ["CastDevice", "CastWire"], path: "Fuzz/FuzzDevice"),
+        .executableTarget(name: "FuzzDNS", dependencies: ["CastDiscovery"], path: "Fuzz/FuzzDNS"),
         .testTarget(
             name: "CastWireTests",
             dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]

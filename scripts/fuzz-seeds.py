@@ -9,6 +9,8 @@ Each fuzz target gets the same messages in the form it reads:
   FuzzFrames   length-prefixed frames, one message and a whole session in one stream
   FuzzDevice   records "[namespace][destination][source] payload", 0x00-separated
                (see Fuzz/FuzzDevice/main.swift for the selector tables)
+FuzzDNS gets mDNS datagrams as senders send them: browses, QU probes, legacy unicast
+queries, announcements, a packet with compression pointers.
 """
 
 from __future__ import annotations
@@ -135,6 +137,53 @@ def frame(body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + body
 
 
+def dns_name(name: str) -> bytes:
+    out = b""
+    for label in name.split("."):
+        if label:
+            out += bytes([len(label.encode())]) + label.encode()
+    return out + b"\0"
+
+
+def dns_question(name: str, qtype: int, qu: bool = False) -> bytes:
+    return dns_name(name) + struct.pack(">HH", qtype, 1 | (0x8000 if qu else 0))
+
+
+def dns_record(name: str, rtype: int, rdata: bytes, ttl: int = 120, flush: bool = False) -> bytes:
+    return dns_name(name) + struct.pack(">HHIH", rtype, 1 | (0x8000 if flush else 0), ttl, len(rdata)) + rdata
+
+
+def dns_packet(flags: int, questions: list[bytes], answers: list[bytes] = (), authorities: list[bytes] = (),
+               ident: int = 0) -> bytes:
+    return (struct.pack(">HHHHHH", ident, flags, len(questions), len(answers), len(authorities), 0)
+            + b"".join(questions) + b"".join(answers) + b"".join(authorities))
+
+
+MDNS_INSTANCE = "Chromecast-0123456789abcdef0123456789abcdef._googlecast._tcp.local"
+MDNS_HOST = "01234567-89ab-cdef-0123-456789abcdef.local"
+MDNS_SEEDS = [
+    # python-zeroconf's and pychromecast's browse.
+    dns_packet(0, [dns_question("_googlecast._tcp.local", 12)]),
+    # An iOS sender browsing an app's subtype, asking for a unicast answer.
+    dns_packet(0, [dns_question("_CC1AD845._sub._googlecast._tcp.local", 12, qu=True)]),
+    # Resolving the instance and the host; a known answer for the PTR.
+    dns_packet(0, [dns_question(MDNS_INSTANCE, 33), dns_question(MDNS_INSTANCE, 16), dns_question(MDNS_HOST, 1)],
+               [dns_record("_googlecast._tcp.local", 12, dns_name(MDNS_INSTANCE), ttl=4500)]),
+    # A legacy unicast query with an id (sent from another port than 5353).
+    dns_packet(0, [dns_question(MDNS_HOST, 28)], ident=0xBEEF),
+    # Another host probing for the same instance name.
+    dns_packet(0, [dns_question(MDNS_INSTANCE, 255, qu=True)], [], [
+        dns_record(MDNS_INSTANCE, 33, struct.pack(">HHH", 0, 0, 9000) + dns_name("other.local"))]),
+    # A response claiming our host name with another address.
+    dns_packet(0x8400, [], [dns_record(MDNS_HOST, 1, bytes([10, 0, 0, 9]), flush=True)]),
+    # A goodbye.
+    dns_packet(0x8400, [], [dns_record("_googlecast._tcp.local", 12, dns_name(MDNS_INSTANCE), ttl=0)]),
+    # Compression: the answer's owner points at the question's name (offset 12).
+    struct.pack(">HHHHHH", 0, 0x8400, 1, 1, 0, 0) + dns_name("local") + struct.pack(">HH", 12, 1)
+    + bytes([3]) + b"abc" + bytes([0xC0, 12]) + struct.pack(">HHIH", 1, 1, 60, 4) + bytes([10, 0, 0, 2]),
+]
+
+
 def write(target: str, data: bytes) -> None:
     directory = ROOT / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -167,6 +216,8 @@ def main() -> None:
     write("FuzzFrames", session_frames)
     # A session with a clock advance (0xFE) and a reconnect (0xFD) in the middle.
     write("FuzzDevice", b"\x00".join(session_records[:12] + [b"\xfe\x3c\x00", b"\xfd\x00\x00"] + session_records[12:]))
+    for packet in MDNS_SEEDS:
+        write("FuzzDNS", packet)
     print(f"wrote seed corpora under {ROOT}")
 
 
