@@ -147,6 +147,11 @@ public final class CastSimulator: Sendable {
         case .avahi:
             throw DiscoveryUnavailable(description: "castsim was built without Avahi: build it with `swift build --traits Avahi`, or use --mdns builtin")
         case .builtin(let interfaces):
+            if interfaces.isEmpty, configuration.host.hasPrefix("127.") || configuration.host == "::1" {
+                // An address no other host can reach is not announced to the network.
+                configuration.logger.info("mDNS: listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway")
+                return nil
+            }
             let device = configuration.device
             let identity = device.identity
             let description = CastServiceDescription(
@@ -156,6 +161,11 @@ public final class CastSimulator: Sendable {
             do {
                 return try await Advertiser.start(interfaceNames: interfaces, host: configuration.host, description: description,
                                                   loop: loop, logger: configuration.logger)
+            } catch let error as MDNSError where interfaces.isEmpty {
+                // Nothing to advertise on (a box with loopback only) or port 5353 refused:
+                // the device works without being found, and says so.
+                configuration.logger.error("mDNS advertising is off: \(error.description)")
+                return nil
             } catch let error as MDNSError {
                 throw DiscoveryUnavailable(description: "mDNS: \(error.description)")
             }
