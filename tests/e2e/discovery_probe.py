@@ -2,9 +2,9 @@
 
 Each command prints JSON lines on standard output:
 
-  browse SECONDS       python-zeroconf browsing _googlecast._tcp: one line per added,
-                       updated or removed service (with its SRV, addresses and TXT), as
-                       they happen, for SECONDS
+  browse SECONDS [TYPE]  python-zeroconf browsing TYPE (default _googlecast._tcp.local.):
+                       one line per added, updated or removed service (with its SRV,
+                       addresses and TXT), as they happen, for SECONDS
   chromecasts SECONDS  pychromecast.get_chromecasts(): one line with every device found
   play NAME URL        find NAME with pychromecast, play URL on it, wait for PLAYING
 """
@@ -39,7 +39,7 @@ def describe(zc: Zeroconf, service_type: str, name: str) -> dict:
     }
 
 
-def browse(seconds: float) -> None:
+def browse(seconds: float, service_type: str = SERVICE) -> None:
     zc = Zeroconf()
     lock = threading.Lock()
 
@@ -50,10 +50,11 @@ def browse(seconds: float) -> None:
                 if state_change is ServiceStateChange.Removed:
                     emit(event="removed", name=name, time=time.time())
                 else:
-                    emit(event=state_change.name.lower(), time=time.time(), **describe(zeroconf, service_type, name))
+                    # A subtype's instances resolve under the service type itself.
+                    emit(event=state_change.name.lower(), time=time.time(), **describe(zeroconf, SERVICE, name))
         threading.Thread(target=report, daemon=True).start()
 
-    zeroconf.ServiceBrowser(zc, SERVICE, handlers=[changed])
+    zeroconf.ServiceBrowser(zc, service_type, handlers=[changed])
     time.sleep(seconds)
     zc.close()
 
@@ -96,7 +97,7 @@ def play(name: str, url: str) -> None:
 if __name__ == "__main__":
     command, *arguments = sys.argv[1:]
     if command == "browse":
-        browse(float(arguments[0]))
+        browse(float(arguments[0]), *arguments[1:])
     elif command == "chromecasts":
         chromecasts(float(arguments[0]))
     elif command == "play":

@@ -39,8 +39,8 @@ def link() -> Iterator[Link]:
 class Browser:
     """discovery_probe.py browse, in the sender namespace, its JSON lines as they come."""
 
-    def __init__(self, link: Link, seconds: float) -> None:
-        self.proc = link.popen(link.sender_ns, [PYTHON, str(PROBE), "browse", str(seconds)],
+    def __init__(self, link: Link, seconds: float, service_type: str = SERVICE) -> None:
+        self.proc = link.popen(link.sender_ns, [PYTHON, str(PROBE), "browse", str(seconds), service_type],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.events: queue.Queue = queue.Queue()
         self.seen: list[dict] = []
@@ -106,6 +106,22 @@ def test_zeroconf_sees_the_records_a_chromecast_publishes(link: Link, tmp_path: 
         assert txt["ve"] == "05" and txt["st"] == "0" and txt["rs"] == "" and txt["ca"].isdigit()
         assert txt["ic"] == "/setup/icon.png"
         assert {"cd", "rm", "bs", "nf"} <= set(txt)
+        # SIGTERM: goodbyes (TTL 0) before it goes, so browsers drop it at once.
+        device.stop()
+        browser.wait_for(lambda e: e["event"] == "removed" and e["name"] == found["name"], timeout=5)
+    finally:
+        browser.stop()
+        device.stop()
+
+
+def test_ios_senders_find_it_by_app_subtype(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    """iOS senders browse _<APPID>._sub._googlecast._tcp for their receiver app."""
+    device_uuid = uuidlib.uuid4()
+    device = start_in(link, tmp_path, castsim_bin, name="Hall", device_uuid=device_uuid)
+    browser = Browser(link, seconds=20, service_type="_CC1AD845._sub._googlecast._tcp.local.")
+    try:
+        found = browser.wait_for(lambda e: e["event"] == "added")
+        assert found["name"] == instance_name("Chromecast", device_uuid) and found["port"] == 8009
     finally:
         browser.stop()
         device.stop()
