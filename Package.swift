@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "CastWire", targets: ["CastWire"]),
         .library(name: "CastCredentials", targets: ["CastCredentials"]),
     ],
+    traits: [
+        .trait(name: "Avahi", description: "Advertise through a running avahi-daemon (castsim run --mdns avahi); needs libavahi-client-dev."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
@@ -53,6 +56,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // libavahi-client, only with the Avahi trait: a plain build needs no Avahi headers.
+        .systemLibrary(
+            name: "CAvahiClient",
+            pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
         // The developer PKI (root → intermediate → device), TLS certificates, device-auth
         // signing: swift-certificates and swift-crypto, no openssl.
         .target(
@@ -73,6 +82,7 @@ let package = Package(
                 "CastScenario",
                 "CastCredentials",
                 "CastDiscovery",
+                .target(name: "CAvahiClient", condition: .when(traits: ["Avahi"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

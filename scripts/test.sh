@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift unit and integration tests, the fuzz targets, the
 # benchmarks' allocation thresholds, then the end-to-end tests that drive pychromecast
-# (installed into a virtualenv by tests/e2e/run.sh).
+# and python-zeroconf (installed into a virtualenv by tests/e2e/run.sh) and an
+# avahi-daemon (installed by scripts/avahi-setup.sh; the discovery tests need root for
+# their network namespaces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,5 +21,10 @@ echo "== fuzzing (45 s per target)"
 scripts/fuzz.sh 45
 echo "== benchmarks: allocations of the hot paths against Benchmarks/Thresholds"
 scripts/bench.sh check-allocations
-echo "== end-to-end (pychromecast)"
+# The end-to-end tests run castsim with the Avahi backend too (`--mdns avahi`): the
+# castsim they use is built with the trait, after everything that uses the plain build.
+echo "== castsim with the Avahi trait"
+scripts/avahi-setup.sh
+swift build --traits Avahi --product castsim
+echo "== end-to-end (pychromecast, python-zeroconf, avahi-daemon, the device-auth verifier)"
 CASTSIM_BIN="$(swift build --show-bin-path)/castsim" tests/e2e/run.sh

@@ -31,12 +31,12 @@ public final class CastSimulator: Sendable {
     private let runner: NIOLoopBound<DeviceRunner>
     /// Every listener, the Cast port's moved ones (a `restore` elsewhere) included.
     private let listeners: NIOLockedValueBox<[any Channel]>
-    private let advertiser: NIOLoopBound<Advertiser>?
+    private let discovery: RunningDiscovery?
     private let completion: EventLoopFuture<Void>
 
     private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup,
                  runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: NIOLockedValueBox<[any Channel]>,
-                 advertiser: NIOLoopBound<Advertiser>?,
+                 discovery: RunningDiscovery?,
                  cast: SocketAddress, http: SocketAddress?, https: SocketAddress?) {
         self.completion = completion
         self.configuration = configuration
@@ -44,7 +44,7 @@ public final class CastSimulator: Sendable {
         self.group = group
         self.runner = runner
         self.listeners = listeners
-        self.advertiser = advertiser
+        self.discovery = discovery
         castAddress = cast
         httpAddress = http
         httpsAddress = https
@@ -99,16 +99,16 @@ public final class CastSimulator: Sendable {
 
             let castAddress = cast.localAddress!
             let allListeners = NIOLockedValueBox(listeners)
-            let advertiser: NIOLoopBound<Advertiser>?
+            let discovery: RunningDiscovery?
             do {
-                advertiser = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort, loop: loop)
+                discovery = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort, loop: loop)
             } catch {
                 for channel in listeners { try? await channel.close() }
                 throw error
             }
             try await loop.submit {
                 runner.value.eventListeners.append { event in
-                    advertiser?.value.deviceEvent(event, snapshot: { runner.value.snapshot })
+                    discovery?.deviceEvent(event, snapshot: { runner.value.snapshot })
                     if case .advertisementChanged(.restore(let host, let port)) = event.kind, host != nil || port != nil {
                         // The device is back elsewhere: its Cast port listens there too.
                         let bootstrap = castBootstrap(group: group, runner: runner, tls: tls, configuration: configuration)
@@ -129,7 +129,7 @@ public final class CastSimulator: Sendable {
             tls.scheduleRenewal(on: loop, logger: logger)
             return CastSimulator(
                 configuration: configuration, tls: tls, group: group, runner: runner,
-                completion: completion, listeners: allListeners, advertiser: advertiser, cast: castAddress,
+                completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress,
                 http: http?.localAddress, https: https?.localAddress)
         } catch {
             try? await group.shutdownGracefully()
@@ -139,28 +139,44 @@ public final class CastSimulator: Sendable {
 
     /// The mDNS advertiser the configuration asks for, probing already.
     private static func startDiscovery(_ configuration: SimulatorConfiguration, castPort: Int, loop: any EventLoop) async throws
-        -> NIOLoopBound<Advertiser>?
+        -> RunningDiscovery?
     {
+        let device = configuration.device
+        let identity = device.identity
+        let description = CastServiceDescription(
+            uuid: identity.uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
+            capabilities: identity.capabilityBits, appIds: device.apps.filter { $0.appId != device.idleScreenAppId }.map(\.appId),
+            port: castPort)
+        let interfaces: [String]
+        switch configuration.discovery {
+        case .off:
+            return nil
+        case .avahi(let names), .builtin(let names):
+            interfaces = names
+        }
+        if interfaces.isEmpty, configuration.host.hasPrefix("127.") || configuration.host == "::1" {
+            // An address no other host can reach is not announced to the network.
+            configuration.logger.info("mDNS: listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway")
+            return nil
+        }
         switch configuration.discovery {
         case .off:
             return nil
         case .avahi:
-            throw DiscoveryUnavailable(description: "castsim was built without Avahi: build it with `swift build --traits Avahi`, or use --mdns builtin")
-        case .builtin(let interfaces):
-            if interfaces.isEmpty, configuration.host.hasPrefix("127.") || configuration.host == "::1" {
-                // An address no other host can reach is not announced to the network.
-                configuration.logger.info("mDNS: listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway")
-                return nil
-            }
-            let device = configuration.device
-            let identity = device.identity
-            let description = CastServiceDescription(
-                uuid: identity.uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
-                capabilities: identity.capabilityBits, appIds: device.apps.filter { $0.appId != device.idleScreenAppId }.map(\.appId),
-                port: castPort)
+            #if Avahi
             do {
-                return try await Advertiser.start(interfaceNames: interfaces, host: configuration.host, description: description,
-                                                  loop: loop, logger: configuration.logger)
+                return .avahi(try AvahiAdvertiser(interfaceNames: interfaces, host: configuration.host, description: description,
+                                                  logger: configuration.logger))
+            } catch let error as MDNSError {
+                throw DiscoveryUnavailable(description: "Avahi: \(error.description)")
+            }
+            #else
+            throw DiscoveryUnavailable(description: "castsim was built without Avahi: build it with `swift build --traits Avahi`, or use --mdns builtin")
+            #endif
+        case .builtin:
+            do {
+                return .builtin(try await Advertiser.start(interfaceNames: interfaces, host: configuration.host, description: description,
+                                                           loop: loop, logger: configuration.logger))
             } catch let error as MDNSError where interfaces.isEmpty {
                 // Nothing to advertise on (a box with loopback only) or port 5353 refused:
                 // the device works without being found, and says so.
@@ -197,10 +213,8 @@ public final class CastSimulator: Sendable {
         let runner = self.runner
         tls.stop()
         try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
-        if let advertiser {
-            // Goodbyes before the device goes.
-            try? await advertiser.eventLoop.flatSubmit { advertiser.value.shutDown() }.get()
-        }
+        // Goodbyes before the device goes.
+        await discovery?.shutDown()
         for listener in listeners.withLockedValue({ $0 }) { try? await listener.close() }
         try? await group.shutdownGracefully()
     }

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from e2e_harness import REPO_ROOT, CastsimDevice, start_castsim
+from avahi_daemon import AvahiDaemon
 from netns import Link, NamespaceUnavailable, create_link
 
 PROBE = Path(__file__).with_name("discovery_probe.py")
@@ -186,3 +187,79 @@ def test_a_withdrawn_device_disappears_and_comes_back(link: Link, tmp_path: Path
     finally:
         browser.stop()
         device.stop()
+
+
+# --------------------------------------------------------------------------
+# --mdns avahi: the same records published through an avahi-daemon
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def avahi(link: Link, tmp_path: Path) -> Iterator[AvahiDaemon]:
+    try:
+        daemon = AvahiDaemon(link, tmp_path / "avahi")
+    except NamespaceUnavailable as error:
+        pytest.fail(f"the Avahi backend's tests need an avahi-daemon of their own: {error}", pytrace=False)
+    yield daemon
+    daemon.stop()
+
+
+def start_with_avahi(avahi: AvahiDaemon, link: Link, tmp_path: Path, castsim_bin: Path, *, name: str,
+                     device_uuid: uuidlib.UUID, extra_args: tuple[str, ...] = (), console: bool = False) -> CastsimDevice:
+    return start_castsim(
+        castsim_bin, link.device_ip, tmp_path, name=name, device_uuid=device_uuid,
+        extra_args=("--mdns", "avahi", "--interface", link.device_if, "--heartbeat-interval", "0", *extra_args),
+        console=console, prefix=avahi.env_prefix())
+
+
+def test_avahi_publishes_the_records_and_follows_the_device(avahi: AvahiDaemon, link: Link, tmp_path: Path,
+                                                             castsim_bin: Path) -> None:
+    device_uuid = uuidlib.uuid4()
+    scenario = tmp_path / "vanish.json"
+    scenario.write_text(json.dumps({
+        "name": "vanish", "clock": {"mode": "manual"}, "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+        "timeline": [{"at": "1m", "withdraw": True}, {"at": "2m", "restore": True}],
+    }))
+    device = start_with_avahi(avahi, link, tmp_path, castsim_bin, name="Avahi Den", device_uuid=device_uuid,
+                              extra_args=("--scenario", str(scenario)), console=True)
+    browser = Browser(link, seconds=60)
+    name = instance_name("Chromecast", device_uuid)
+    try:
+        found = browser.wait_for(lambda e: e["event"] == "added" and e["name"] == name)
+        assert found["port"] == 8009 and found["server"] == f"{device_uuid}.local."
+        assert link.device_ip in found["addresses"]
+        assert found["txt"]["id"] == device_uuid.hex and found["txt"]["fn"] == "Avahi Den" and found["txt"]["st"] == "0"
+        probe(link, "play", "Avahi Den", "http://media.test/movie.mp4")
+        busy = browser.wait_for(lambda e: e["event"] == "updated" and e.get("txt", {}).get("st") == "1")
+        assert busy["txt"]["rs"] == "Default Media Receiver"
+        device.console("advance 1m")
+        browser.wait_for(lambda e: e["event"] == "removed" and e["name"] == name)
+        device.console("advance 1m")
+        browser.wait_for(lambda e: e["event"] in ("added", "updated") and e["name"] == name and e.get("port") == 8009)
+    finally:
+        browser.stop()
+        device.stop()
+
+
+def test_avahi_renames_on_a_collision(avahi: AvahiDaemon, link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    device_uuid = uuidlib.uuid4()
+    label = instance_name("Chromecast", device_uuid).removesuffix("." + SERVICE)
+    # Another publisher already holds the name.
+    squatter = link.popen(link.device_ns, ["env", f"DBUS_SYSTEM_BUS_ADDRESS={avahi.bus_address}", "avahi-publish", "-s", label,
+                                           "_googlecast._tcp", "9999", "id=other"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    browser = Browser(link, seconds=30)
+    try:
+        browser.wait_for(lambda e: e["event"] == "added" and e.get("port") == 9999)
+        device = start_with_avahi(avahi, link, tmp_path, castsim_bin, name="Twin", device_uuid=device_uuid)
+        try:
+            renamed = browser.wait_for(lambda e: e["event"] == "added" and e.get("port") == 8009)
+            assert renamed["name"] == f"{label} #2.{SERVICE}"
+            assert renamed["txt"]["id"] == device_uuid.hex
+            assert f'another host claims "{label}"' in device.stderr_path.read_text()
+        finally:
+            device.stop()
+    finally:
+        browser.stop()
+        squatter.terminate()
+        squatter.wait()

@@ -95,12 +95,7 @@ final class Advertiser {
     func deviceEvent(_ event: DeviceEvent, snapshot: () -> DeviceSnapshot) {
         switch event.kind {
         case .appLaunched, .appStopped:
-            let running = snapshot().runningApp
-            let busy = running.map { !$0.isIdleScreen } ?? false
-            var changed = description
-            changed.busy = busy
-            changed.runningApp = busy ? running?.displayName ?? "" : ""
-            update(changed)
+            update(description.following(snapshot().runningApp))
         case .advertisementChanged(.withdraw):
             each { responder, now in responder.withdraw(now: now) }
             logger.info("mDNS: withdrew \(description.instanceName)")
@@ -185,5 +180,15 @@ final class Advertiser {
         timer = loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in
             each { responder, now in responder.advance(now: now) }
         }
+    }
+}
+
+extension CastServiceDescription {
+    /// `st` and `rs` for what runs: busy with an app's name, idle on the idle screen.
+    func following(_ running: RunningAppSnapshot?) -> CastServiceDescription {
+        var changed = self
+        changed.busy = running.map { !$0.isIdleScreen } ?? false
+        changed.runningApp = changed.busy ? running?.displayName ?? "" : ""
+        return changed
     }
 }

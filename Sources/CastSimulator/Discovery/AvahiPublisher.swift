@@ -1,0 +1,266 @@
+#if Avahi
+import CAvahiClient
+import CastDevice
+import CastDiscovery
+import Logging
+import NIOConcurrencyHelpers
+
+/// Publishes the device through a running avahi-daemon (libavahi-client over D-Bus), for
+/// desktops where Avahi owns mDNS: the same records as castsim's own responder (the Cast
+/// service with its TXT, the `_<APPID>._sub` subtypes, and the host `<uuid>.local` with
+/// its addresses), renamed by Avahi's rule on a collision.
+///
+/// `@unchecked Sendable`: Avahi runs its own thread (the threaded poll); every call into
+/// Avahi and every read or write of the fields below happens with the poll's lock held,
+/// either in ``locked(_:)`` or in Avahi's callbacks, which it calls with the lock held.
+final class AvahiPublisher: @unchecked Sendable {
+    static let serviceType = "_googlecast._tcp"
+    /// IPv4 and IPv6, and every interface: Avahi's "unspecified".
+    static let anyProtocol = AvahiProtocol(AVAHI_PROTO_UNSPEC)
+    static let anyInterface = AvahiIfIndex(AVAHI_IF_UNSPEC)
+    private let poll: OpaquePointer
+    private var client: OpaquePointer?
+    private var group: OpaquePointer?
+    private var description: CastServiceDescription
+    private var addresses: [String]
+    private let interfaceIndexes: [Int32]
+    /// The instance name Avahi has it under (a collision changes it).
+    private var name: String
+    private var withdrawn = false
+    private let logger: Logger
+
+    /// Connects to avahi-daemon; throws, saying so, when it is not running.
+    init(description: CastServiceDescription, addresses: [String], interfaceIndexes: [Int32], logger: Logger) throws {
+        guard let poll = avahi_threaded_poll_new() else { throw DiscoveryUnavailable(description: "Avahi: cannot make its event loop") }
+        self.poll = poll
+        self.description = description
+        self.addresses = addresses
+        self.interfaceIndexes = interfaceIndexes.isEmpty ? [Self.anyInterface] : interfaceIndexes
+        name = description.instanceLabel
+        self.logger = logger
+        var error: Int32 = 0
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard let client = avahi_client_new(avahi_threaded_poll_get(poll), AvahiClientFlags(0), { client, state, context in
+            guard let context else { return }
+            Unmanaged<AvahiPublisher>.fromOpaque(context).takeUnretainedValue().clientChanged(client, state)
+        }, context, &error) else {
+            avahi_threaded_poll_free(poll)
+            throw DiscoveryUnavailable(description: "avahi-daemon is not running or not reachable over D-Bus (\(String(cString: avahi_strerror(error))))")
+        }
+        self.client = client
+        avahi_threaded_poll_start(poll)
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        avahi_threaded_poll_lock(poll)
+        defer { avahi_threaded_poll_unlock(poll) }
+        return body()
+    }
+
+    // MARK: What castsim asks
+
+    /// Publishes (or republishes) everything.
+    func publish() {
+        locked { register() }
+    }
+
+    /// The TXT changed (an app started or stopped): updated in place, without a new probe.
+    func update(_ changed: CastServiceDescription) {
+        locked {
+            let port = description.port
+            description = changed
+            guard !withdrawn, let group else { return }
+            if changed.port != port {
+                register()
+                return
+            }
+            let txt = Self.stringList(changed.txt)
+            defer { avahi_string_list_free(txt) }
+            for index in interfaceIndexes {
+                let result = avahi_entry_group_update_service_txt_strlst(group, index, Self.anyProtocol, AvahiPublishFlags(0), name,
+                                                                          Self.serviceType, nil, txt)
+                if result < 0 { logger.error("Avahi: TXT update failed: \(String(cString: avahi_strerror(result)))") }
+            }
+        }
+    }
+
+    /// Goodbye: the entry group is emptied, Avahi sends the TTL-0 records.
+    func withdraw() {
+        locked {
+            withdrawn = true
+            if let group { avahi_entry_group_reset(group) }
+        }
+    }
+
+    func restore(_ changed: CastServiceDescription, addresses: [String]) {
+        locked {
+            description = changed
+            self.addresses = addresses
+            withdrawn = false
+            register()
+        }
+    }
+
+    func close() {
+        avahi_threaded_poll_stop(poll)
+        if let group { avahi_entry_group_free(group) }
+        if let client { avahi_client_free(client) }
+        group = nil
+        client = nil
+        avahi_threaded_poll_free(poll)
+    }
+
+    // MARK: Avahi's side (lock held)
+
+    private func clientChanged(_ client: OpaquePointer?, _ state: AvahiClientState) {
+        switch state {
+        case AVAHI_CLIENT_S_RUNNING:
+            // The daemon is up (again): publish unless already done.
+            if group == nil, !withdrawn { register(on: client) }
+        case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
+            // The daemon's own host name is being renamed: ours waits for it.
+            if let group { avahi_entry_group_reset(group) }
+        case AVAHI_CLIENT_FAILURE:
+            logger.error("Avahi: lost the daemon (\(String(cString: avahi_strerror(avahi_client_errno(client)))); the device is no longer advertised")
+        default:
+            break
+        }
+    }
+
+    private func groupChanged(_ state: AvahiEntryGroupState) {
+        switch state {
+        case AVAHI_ENTRY_GROUP_ESTABLISHED:
+            logger.info("Avahi: advertising \(name).\(Self.serviceType).local")
+        case AVAHI_ENTRY_GROUP_COLLISION:
+            // Another host has the name: Avahi's next one ("Name #2"), and publish again.
+            renameAndRegister()
+        case AVAHI_ENTRY_GROUP_FAILURE:
+            logger.error("Avahi: publishing failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+        default:
+            break
+        }
+    }
+
+    private func renameAndRegister(attempt: Int = 1) {
+        guard attempt <= 20, let next = avahi_alternative_service_name(name) else {
+            logger.error("Avahi: no free name after \(attempt - 1) tries; the device is not advertised")
+            return
+        }
+        let renamed = String(cString: next)
+        avahi_free(next)
+        logger.notice("Avahi: another host claims \"\(name)\"; advertising as \"\(renamed)\"")
+        name = renamed
+        register(attempt: attempt)
+    }
+
+    private func register(on client: OpaquePointer? = nil, attempt: Int = 0) {
+        guard let client = client ?? self.client else { return }
+        if group == nil {
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            group = avahi_entry_group_new(client, { _, state, context in
+                guard let context else { return }
+                Unmanaged<AvahiPublisher>.fromOpaque(context).takeUnretainedValue().groupChanged(state)
+            }, context)
+        } else if let group {
+            avahi_entry_group_reset(group)
+        }
+        guard let group else {
+            logger.error("Avahi: cannot make an entry group: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+            return
+        }
+        let host = "\(description.hostLabel).local"
+        let txt = Self.stringList(description.txt)
+        defer { avahi_string_list_free(txt) }
+        var problems: [String] = []
+        func check(_ result: Int32, _ what: String) {
+            if result < 0 { problems.append("\(what): \(String(cString: avahi_strerror(result)))") }
+        }
+        for index in interfaceIndexes {
+            let added = avahi_entry_group_add_service_strlst(group, index, Self.anyProtocol, AvahiPublishFlags(0), name, Self.serviceType,
+                                                             nil, host, UInt16(clamping: description.port), txt)
+            if added == AVAHI_ERR_COLLISION {
+                // Someone on this very daemon has the name (the network's say comes later, as
+                // a group state).
+                renameAndRegister(attempt: attempt + 1)
+                return
+            }
+            check(added, "service")
+            for appId in description.appIds {
+                check(avahi_entry_group_add_service_subtype(group, index, Self.anyProtocol, AvahiPublishFlags(0), name,
+                                                            Self.serviceType, nil, "_\(appId)._sub.\(Self.serviceType)"), "subtype \(appId)")
+            }
+            for address in addresses {
+                var parsed = AvahiAddress()
+                guard avahi_address_parse(address, Self.anyProtocol, &parsed) != nil else { continue }
+                // No reverse (PTR) record: the daemon already owns the address's reverse name.
+                check(avahi_entry_group_add_address(group, index, Self.anyProtocol, AvahiPublishFlags(AVAHI_PUBLISH_NO_REVERSE.rawValue),
+                                                    host, &parsed), "address \(address)")
+            }
+        }
+        for problem in problems { logger.error("Avahi: \(problem)") }
+        check(avahi_entry_group_commit(group), "commit")
+    }
+
+    /// The TXT entries in order (Avahi prepends, so they go in backwards).
+    static func stringList(_ entries: [String]) -> UnsafeMutablePointer<AvahiStringList>? {
+        var list: UnsafeMutablePointer<AvahiStringList>?
+        for entry in entries.reversed() { list = avahi_string_list_add(list, entry) }
+        return list
+    }
+}
+#endif
+
+#if Avahi
+/// The Avahi backend at work: publishes once, then follows the device's events as the
+/// built-in ``Advertiser`` does (TXT with the running app, withdraw, restore elsewhere).
+final class AvahiAdvertiser: Sendable {
+    private let publisher: AvahiPublisher
+    private let description: NIOLockedValueBox<CastServiceDescription>
+    private let interfaces: [MDNSInterface]
+    private let host: NIOLockedValueBox<String>
+
+    init(interfaceNames: [String], host: String, description: CastServiceDescription, logger: Logger) throws {
+        let interfaces = try MDNSInterface.find(named: interfaceNames)
+        self.interfaces = interfaces
+        self.host = NIOLockedValueBox(host)
+        self.description = NIOLockedValueBox(description)
+        publisher = try AvahiPublisher(description: description, addresses: Self.addresses(host: host, on: interfaces),
+                                       interfaceIndexes: interfaceNames.isEmpty ? [] : interfaces.map { AvahiIfIndex($0.index) },
+                                       logger: logger)
+        publisher.publish()
+    }
+
+    /// The listening address, or every address of the interfaces when castsim listens on all.
+    static func addresses(host: String, on interfaces: [MDNSInterface]) -> [String] {
+        if host != "0.0.0.0", host != "::" { return [host] }
+        return interfaces.flatMap { $0.ipv4 + $0.ipv6 }.compactMap(\.ipAddress)
+    }
+
+    func deviceEvent(_ event: DeviceEvent, snapshot: () -> DeviceSnapshot) {
+        switch event.kind {
+        case .appLaunched, .appStopped:
+            let changed = description.withLockedValue { description in
+                description = description.following(snapshot().runningApp)
+                return description
+            }
+            publisher.update(changed)
+        case .advertisementChanged(.withdraw):
+            publisher.withdraw()
+        case .advertisementChanged(.restore(let newHost, let port)):
+            if let newHost { host.withLockedValue { $0 = newHost } }
+            let changed = description.withLockedValue { description in
+                if let port { description.port = port }
+                return description
+            }
+            publisher.restore(changed, addresses: Self.addresses(host: host.withLockedValue { $0 }, on: interfaces))
+        default:
+            break
+        }
+    }
+
+    func shutDown() {
+        publisher.withdraw()
+        publisher.close()
+    }
+}
+#endif
