@@ -177,8 +177,10 @@ final class Advertiser {
         timer = nil
         guard let next = responders.values.compactMap(\.nextDeadline).min() else { return }
         let delay = max(0, next - Self.now)
-        timer = loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in
-            each { responder, now in responder.advance(now: now) }
+        // The task runs on this loop, where the advertiser lives.
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        timer = loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
+            bound.value.each { responder, now in responder.advance(now: now) }
         }
     }
 }
