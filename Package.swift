@@ -26,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // The control API and dashboard. Without its default ConfigurationSupport trait:
+        // castsim reads its own flags, and swift-configuration would only add build time.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
     ],
     targets: [
         // Wire format: protobuf CastMessage, length framing, namespaces, JSON values.
@@ -94,6 +98,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The control API (OpenAPI), its event stream and the dashboard, on Hummingbird.
+        .target(
+            name: "CastControl",
+            dependencies: [
+                "CastSimulator", "CastScenario", "CastDevice", "CastWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Assets"]
+        ),
         // What a Swift test needs: a device and a small Cast sender in a line or two.
         .target(
             name: "CastSimulatorTesting",
@@ -110,8 +129,9 @@ let package = Package(
         .executableTarget(
             name: "castsim",
             dependencies: [
-                "CastSimulator", "CastScenario", "CastDevice", "CastWire", "CastCredentials",
+                "CastSimulator", "CastScenario", "CastDevice", "CastWire", "CastCredentials", "CastControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -157,6 +177,14 @@ let package = Package(
             dependencies: ["castsim-load", "CastDevice", "CastWire", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"]),
+        .testTarget(
+            name: "CastControlTests",
+            dependencies: [
+                "CastControl", "CastSimulator", "CastSimulatorTesting", "CastScenario", "CastDevice", "CastWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "CastCredentialsTests",
             dependencies: [

@@ -13,6 +13,10 @@ PYCHROMECAST_VERSION="14.0.10"
 JSONSCHEMA_VERSION="4.26.0"
 # The strict device-auth verifier (tests/e2e/device_auth_verifier.py).
 CRYPTOGRAPHY_VERSION="48.0.0"
+# Fuzzes the control API from its OpenAPI document (tests/e2e/test_control_api.py).
+SCHEMATHESIS_VERSION="4.32.5"
+# Drives Debian's headless chromium for the dashboard test (tests/e2e/test_dashboard.py).
+SELENIUM_VERSION="4.38.0"
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "${script_dir}/.." && pwd)"
@@ -81,6 +85,32 @@ else
     "${vpy}" -m pip install --disable-pip-version-check -q \
         "pychromecast==${PYCHROMECAST_VERSION}" "jsonschema==${JSONSCHEMA_VERSION}" "cryptography==${CRYPTOGRAPHY_VERSION}" pytest
     log "installed pychromecast $(installed_version pychromecast), pytest $(installed_version pytest)"
+fi
+
+# 3. The control API's tests: schemathesis, selenium, and the project's own Python
+#    package (python/: client and pytest plugin), installed from the work tree.
+have_schemathesis="$(installed_version schemathesis)"
+have_selenium="$(installed_version selenium)"
+if [ "${have_schemathesis}" != "${SCHEMATHESIS_VERSION}" ] || [ "${have_selenium}" != "${SELENIUM_VERSION}" ]; then
+    log "installing schemathesis==${SCHEMATHESIS_VERSION} and selenium==${SELENIUM_VERSION}"
+    "${vpy}" -m pip install --disable-pip-version-check -q \
+        "schemathesis==${SCHEMATHESIS_VERSION}" "selenium==${SELENIUM_VERSION}"
+fi
+log "installing the castsim Python package from ${repo_root}/python"
+"${vpy}" -m pip install --disable-pip-version-check -q --force-reinstall --no-deps "${repo_root}/python"
+rm -rf "${repo_root}/python/build" "${repo_root}/python/castsim.egg-info"
+
+# 4. Debian's headless chromium and its driver for the dashboard test.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        log "installing chromium and chromium-driver via apt-get"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -q
+        apt-get install -y -q chromium chromium-driver
+    else
+        log "error: chromium and chromium-driver are missing; install them (Debian: apt-get install chromium chromium-driver)" >&2
+        exit 1
+    fi
 fi
 
 log "ready: ${vpy}"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift unit and integration tests, the fuzz targets, the
 # benchmarks' allocation thresholds, then the end-to-end tests that drive pychromecast
-# and python-zeroconf (installed into a virtualenv by tests/e2e/run.sh) and an
-# avahi-daemon (installed by scripts/avahi-setup.sh; the discovery tests need root for
-# their network namespaces).
+# and python-zeroconf (installed into a virtualenv by tests/e2e/run.sh), an avahi-daemon
+# (installed by scripts/avahi-setup.sh; the discovery tests need root for their network
+# namespaces) and headless chromium (the dashboard), and the Python package's own tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,5 +26,8 @@ scripts/bench.sh check-allocations
 echo "== castsim with the Avahi trait"
 scripts/avahi-setup.sh
 swift build --traits Avahi --product castsim
-echo "== end-to-end (pychromecast, python-zeroconf, avahi-daemon, the device-auth verifier)"
+echo "== end-to-end (pychromecast, python-zeroconf, avahi-daemon, the device-auth verifier, the control API, the dashboard)"
 CASTSIM_BIN="$(swift build --show-bin-path)/castsim" tests/e2e/run.sh
+# tests/e2e/run.sh made the virtualenv and installed python/ into it.
+echo "== the Python package: control API client and pytest plugin (python/)"
+(cd python && CASTSIM_BIN="$(cd .. && swift build --show-bin-path)/castsim" ../.venv-e2e/bin/python -m pytest -q)

@@ -12,36 +12,101 @@ public struct ReceivedMessage: Sendable, Equatable {
     public var payload: JSONValue? { envelope.utf8.flatMap { try? JSONValue.parse($0) } }
 }
 
-/// The messages senders sent, newest last, bounded: past `limit` the oldest go. A device
-/// that runs for hours under a chatty sender holds a fixed amount, not every PING it ever
-/// got. Expectations keep their own evidence, so nothing they report depends on what is
-/// still here.
+/// One message in the journal, in either direction.
+public struct JournalEntry: Sendable, Equatable {
+    public enum Direction: String, Sendable, Equatable, CaseIterable {
+        /// Sent by a sender to the device.
+        case inbound = "in"
+        /// Sent by the device to one or more senders.
+        case outbound = "out"
+    }
+
+    /// Numbers every message the journal was given, from 1, never reused (not even after
+    /// ``MessageJournal/clear()``), so a reader can ask for what came after the last it saw.
+    public var sequence: Int
+    public var time: SimTime
+    public var direction: Direction
+    /// The sender's connection (inbound), or every connection it was written to (outbound).
+    public var connections: [ConnectionID]
+    public var envelope: CastEnvelope
+    /// Why no handler took an inbound message; nil when one did.
+    public var unhandled: String?
+
+    public var payload: JSONValue? { envelope.utf8.flatMap { try? JSONValue.parse($0) } }
+
+    /// The inbound message as expectations see it.
+    public var received: ReceivedMessage? {
+        guard direction == .inbound, let connection = connections.first else { return nil }
+        return ReceivedMessage(time: time, connection: connection, envelope: envelope)
+    }
+}
+
+/// The messages of both directions, newest last, bounded: past `limit` the oldest go. A
+/// device that runs for hours under a chatty sender holds a fixed amount, not every PING it
+/// ever got. Expectations keep their own evidence, so nothing they report depends on what
+/// is still here.
 package struct MessageJournal: Sendable {
     /// How many messages a journal keeps unless told otherwise.
     package static let defaultLimit = 10_000
 
     package let limit: Int
-    /// Every message ever appended, kept or not.
-    package private(set) var totalCount = 0
-    private var ring: [ReceivedMessage] = []
-    /// Where the oldest message is in `ring` once it is full.
+    /// Every message senders sent, kept or not (what reports count).
+    package private(set) var receivedCount = 0
+    /// Messages of both directions since the journal was last cleared, kept or not.
+    package private(set) var seenSinceClear = 0
+    /// The sequence number of the newest entry.
+    package private(set) var lastSequence = 0
+    private var ring: [JournalEntry] = []
+    /// Where the oldest entry is in `ring` once it is full.
     private var start = 0
 
     package init(limit: Int = MessageJournal.defaultLimit) { self.limit = max(0, limit) }
 
-    package mutating func append(_ message: ReceivedMessage) {
-        totalCount += 1
+    package mutating func record(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID],
+                                 at time: SimTime) {
+        lastSequence += 1
+        seenSinceClear += 1
+        if direction == .inbound { receivedCount += 1 }
         guard limit > 0 else { return }
+        let entry = JournalEntry(sequence: lastSequence, time: time, direction: direction, connections: connections,
+                                 envelope: envelope, unhandled: nil)
         if ring.count < limit {
-            ring.append(message)
+            ring.append(entry)
         } else {
-            ring[start] = message
+            ring[start] = entry
             start = (start + 1) % limit
         }
     }
 
-    /// The messages kept, oldest first.
-    package var messages: [ReceivedMessage] { Array(ring[start...] + ring[..<start]) }
+    /// Notes why no handler took the inbound message numbered `sequence`, if it is still kept.
+    package mutating func markUnhandled(_ sequence: Int, _ reason: String) {
+        let back = lastSequence - sequence
+        guard back >= 0, back < ring.count else { return }
+        // Entries are contiguous by sequence: the newest is at start + count - 1.
+        let index = (start + ring.count - 1 - back) % ring.count
+        ring[index].unhandled = reason
+    }
 
+    /// Forgets every entry; sequence numbers go on from where they were.
+    package mutating func clear() {
+        ring.removeAll(keepingCapacity: true)
+        start = 0
+        seenSinceClear = 0
+    }
+
+    /// Every entry kept, oldest first.
+    package var entries: [JournalEntry] { Array(ring[start...] + ring[..<start]) }
+
+    /// The entries newer than `sequence`, oldest first, without copying the older ones.
+    package func entries(after sequence: Int) -> [JournalEntry] {
+        guard !ring.isEmpty, lastSequence > sequence else { return [] }
+        let wanted = min(ring.count, lastSequence - sequence)
+        return (ring.count - wanted..<ring.count).map { ring[(start + $0) % ring.count] }
+    }
+
+    /// The inbound messages kept, oldest first.
+    package var messages: [ReceivedMessage] { entries.compactMap(\.received) }
+
+    /// How many entries are kept.
     package var count: Int { ring.count }
 }

@@ -27,8 +27,15 @@ public struct TimelineStep: Sendable, Equatable {
         case after(event: ScenarioEvent, delay: Double, occurrence: Int)
     }
 
-    /// Which connection a fault or message targets, in order of connection.
-    public enum ConnectionSelector: String, Sendable, Equatable, CaseIterable { case all, first, last }
+    /// Which connection a fault or message targets: by order of connection, or by id
+    /// (the control API, which shows the ids).
+    public enum ConnectionSelector: Sendable, Equatable {
+        case all, first, last
+        case connection(ConnectionID)
+
+        /// The selectors a scenario names in words.
+        static let named: [String: ConnectionSelector] = ["all": .all, "first": .first, "last": .last]
+    }
 
     public enum Action: Sendable, Equatable {
         case emit(namespace: String, source: String?, to: ConnectionSelector, payload: JSONValue)
@@ -36,7 +43,9 @@ public struct TimelineStep: Sendable, Equatable {
         case closeConnection(ConnectionSelector, reset: Bool)
         case stopHeartbeats(seconds: Double)
         case unresponsive(seconds: Double)
-        case delayReplies(by: Double, seconds: Double)
+        /// Replies held back `by` seconds for `seconds`: to the selected connections, or
+        /// (nil) to every connection.
+        case delayReplies(by: Double, seconds: Double, ConnectionSelector?)
         case sendFrame(ConnectionSelector, RawFrame)
         case advance(seconds: Double)
     }

@@ -79,7 +79,7 @@ package enum ScenarioKeys {
     package static let playerError: Set<String> = ["detailedErrorCode"]
     package static let closeConnection: Set<String> = ["which", "mode"]
     package static let restore: Set<String> = ["host", "port"]
-    package static let delayReplies: Set<String> = ["by", "for"]
+    package static let delayReplies: Set<String> = ["by", "for", "which"]
     package static let sendFrame: Set<String> = ["kind", "which"]
     /// What an `emp` step does: exactly one of these.
     package static let empActions = ["event", "entitlement", "endProgram", "segmentMissing"]
@@ -326,12 +326,17 @@ struct ScenarioParser {
         return .after(event: .message(name), delay: delay, occurrence: occurrence)
     }
 
+    /// "all", "first", "last", or a connection's id (a number, as the control API shows it).
     private func selector(_ value: JSONReader?, default fallback: TimelineStep.ConnectionSelector) -> TimelineStep.ConnectionSelector? {
         guard let value else { return fallback }
-        return reader.read { try value.oneOf(TimelineStep.ConnectionSelector.self) }
+        if case .number = value.value {
+            return reader.read { try value.int(minimum: 1) }.map { .connection(ConnectionID(UInt64($0))) }
+        }
+        guard let name = reader.read({ try value.oneOf(["all", "first", "last"]) }) else { return nil }
+        return TimelineStep.ConnectionSelector.named[name]
     }
 
-    private func action(_ key: String, _ value: JSONReader) -> TimelineStep.Action? {
+    func action(_ key: String, _ value: JSONReader) -> TimelineStep.Action? {
         switch key {
         case "emit":
             guard reader.members(value, allowed: ScenarioKeys.emit) != nil else { return nil }
@@ -382,8 +387,13 @@ struct ScenarioParser {
             guard reader.members(value, allowed: ScenarioKeys.delayReplies) != nil else { return nil }
             let by = reader.read { try value.required("by", "the delay, e.g. \"2s\"").duration(allowZero: false) }
             let length = reader.read { try value.required("for", "how long, e.g. \"30s\"").duration(allowZero: false) }
+            var which: TimelineStep.ConnectionSelector?
+            if let member = value["which"] {
+                guard let selected = selector(member, default: .all) else { return nil }
+                which = selected
+            }
             guard let by, let length else { return nil }
-            return .delayReplies(by: by, seconds: length)
+            return .delayReplies(by: by, seconds: length, which)
         case "sendFrame":
             guard reader.members(value, allowed: ScenarioKeys.sendFrame) != nil else { return nil }
             let kind = reader.read { try value.required("kind", "\"malformed\" or \"oversized\"").oneOf(RawFrame.self) }
@@ -475,7 +485,7 @@ struct ScenarioParser {
 
     // MARK: patterns
 
-    private func pattern(_ value: JSONReader) -> MessagePattern? {
+    func pattern(_ value: JSONReader) -> MessagePattern? {
         guard reader.members(value, allowed: ScenarioKeys.pattern) != nil else { return nil }
         var pattern = MessagePattern()
         if let member = value["namespace"], let namespace = reader.read({ try member.string(nonEmpty: true) }) {

@@ -42,7 +42,10 @@ package enum ScenarioSchema {
         {"enum": ["connection", "heartbeat", "deviceauth", "receiver", "media", "emp"]}
       ]
     },
-    "connectionSelector": {"enum": ["all", "first", "last"]},
+    "connectionSelector": {
+      "description": "Connections in order of connection, or one by its id (as the control API shows it).",
+      "oneOf": [{"enum": ["all", "first", "last"]}, {"type": "integer", "minimum": 1}]
+    },
     "device": {
       "type": "object",
       "additionalProperties": false,
@@ -379,7 +382,10 @@ package enum ScenarioSchema {
           "type": "object",
           "required": ["by", "for"],
           "additionalProperties": false,
-          "properties": {"by": {"$ref": "#/$defs/duration"}, "for": {"$ref": "#/$defs/duration"}}
+          "properties": {
+            "by": {"$ref": "#/$defs/duration"}, "for": {"$ref": "#/$defs/duration"},
+            "which": {"$ref": "#/$defs/connectionSelector", "description": "Only these connections' replies are held (default: every connection's)."}
+          }
         },
         "sendFrame": {
           "type": "object",

@@ -24,7 +24,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     package let scenario: Scenario
     package private(set) var device: SimulatedDevice
     package var now: SimTime
-    /// The messages the senders sent, the newest ones.
+    /// The messages of both directions, the newest ones.
     package private(set) var journal: MessageJournal
 
     private var connections = OpenConnections()
@@ -42,12 +42,16 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
 
     // Rules
     private var ruleUses: [Int: Int] = [:]
-    private var heldInbound: [(release: SimTime, connection: ConnectionID, envelope: CastEnvelope)] = []
+    private var heldInbound: [(release: SimTime, connection: ConnectionID, envelope: CastEnvelope, sequence: Int)] = []
+    /// The journal entry of the inbound message the device is handling, so that the
+    /// device saying no handler took it marks that entry.
+    private var handlingSequence: Int?
 
     // Faults
     private var heartbeatsStoppedUntil: SimTime?
     private var unresponsiveUntil: SimTime?
-    private var replyDelay: (by: Double, until: SimTime)?
+    /// Replies held back: to every connection, or to `connection` alone.
+    private var replyDelay: (by: Double, until: SimTime, connection: ConnectionID?)?
     private var heldOutbound: [(release: SimTime, output: DeviceOutput)] = []
 
     // Expectations
@@ -96,9 +100,11 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         catchUp(to: now)
         let payload = envelope.utf8.flatMap { try? JSONValue.parse($0) }
         let message = ReceivedMessage(time: self.now, connection: connection, envelope: envelope)
-        journal.append(message)
+        journal.record(.inbound, envelope, connections: [connection], at: self.now)
         observeExpectations(message, payload: payload)
+        handlingSequence = journal.lastSequence
         deliver(envelope, on: connection, payload: payload)
+        handlingSequence = nil
         if let type = payload?["type"]?.stringValue, watchedMessageTypes.contains(type) { happened(.message(type), at: self.now) }
         settle()
         return drain()
@@ -116,6 +122,20 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         emitDevice(device.apply(input, now: self.now))
         settle()
         return drain()
+    }
+
+    /// Carries out a timeline action now, as if a step had fired (the control API's `act`).
+    package mutating func act(_ action: TimelineStep.Action, now: SimTime) -> [ScenarioOutput] {
+        catchUp(to: now)
+        perform(TimelineStep(trigger: .at(self.now.seconds), action: action, path: "control"))
+        settle()
+        return drain()
+    }
+
+    /// Forgets the journal's messages (the control API's `DELETE /journal`). Expectations
+    /// keep their own evidence.
+    package mutating func clearJournal() {
+        journal.clear()
     }
 
     /// The next time something is due: a device deadline, a step, a held message, the
@@ -155,11 +175,13 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         let dueInbound = heldInbound.filter { $0.release <= now }
         heldInbound.removeAll { $0.release <= now }
         for held in dueInbound where connections.contains(held.connection) {
+            handlingSequence = held.sequence
             emitDevice(device.receive(held.envelope, on: held.connection, now: now))
+            handlingSequence = nil
         }
         let dueOutbound = heldOutbound.filter { $0.release <= now }
         heldOutbound.removeAll { $0.release <= now }
-        pending += dueOutbound.map { .device($0.output) }
+        for held in dueOutbound { pass(held.output) }
         emitDevice(device.advance(to: now))
         decideExpiredExpectations()
         settle()
@@ -188,7 +210,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             case .drop:
                 return
             case .delay(let seconds):
-                heldInbound.append((now + seconds, connection, envelope))
+                heldInbound.append((now + seconds, connection, envelope, handlingSequence ?? journal.lastSequence))
                 return
             case .reply(let reply):
                 emitDevice([ruleReply(reply, to: envelope, on: connection, payload: payload)])
@@ -219,14 +241,26 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     private mutating func emitDevice(_ outputs: [DeviceOutput]) {
         for output in outputs {
             switch output {
-            case .send(let envelope, _):
+            case .send(let envelope, let recipients):
                 if let until = unresponsiveUntil, now < until { continue }
                 if let until = heartbeatsStoppedUntil, now < until, envelope.namespace == CastNamespace.heartbeat { continue }
                 if let delay = replyDelay, now < delay.until {
-                    heldOutbound.append((now + delay.by, output))
-                    continue
+                    guard let stalled = delay.connection else {
+                        heldOutbound.append((now + delay.by, output))
+                        continue
+                    }
+                    // One connection stalls; the others get the message now.
+                    if recipients.contains(stalled) {
+                        heldOutbound.append((now + delay.by, .send(envelope, to: [stalled])))
+                        let others = recipients.filter { $0 != stalled }
+                        if !others.isEmpty { pass(.send(envelope, to: others)) }
+                        continue
+                    }
                 }
             case .event(let event):
+                if case .messageUnhandled(_, _, let reason) = event.kind, let sequence = handlingSequence {
+                    journal.markUnhandled(sequence, reason)
+                }
                 if case .connectionClosed(let connection, _) = event.kind {
                     // Messages a rule holds for it are dropped when they come due.
                     connections.closed(connection)
@@ -235,8 +269,16 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             case .close, .log:
                 break
             }
-            pending.append(.device(output))
+            pass(output)
         }
+    }
+
+    /// Hands a device output to the runtime; what it writes goes into the journal.
+    private mutating func pass(_ output: DeviceOutput) {
+        if case .send(let envelope, let recipients) = output {
+            journal.record(.outbound, envelope, connections: recipients, at: now)
+        }
+        pending.append(.device(output))
     }
 
     // MARK: Timeline
@@ -290,9 +332,16 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         case .unresponsive(let seconds):
             unresponsiveUntil = now + seconds
             fault(.unresponsive(until: now + seconds))
-        case .delayReplies(let by, let seconds):
-            replyDelay = (by, now + seconds)
-            fault(.delayReplies(by: by, until: now + seconds))
+        case .delayReplies(let by, let seconds, let selector):
+            if let selector {
+                for connection in select(selector) {
+                    replyDelay = (by, now + seconds, connection)
+                    fault(.delayReplies(by: by, until: now + seconds, connection: connection))
+                }
+            } else {
+                replyDelay = (by, now + seconds, nil)
+                fault(.delayReplies(by: by, until: now + seconds, connection: nil))
+            }
         case .advance(let seconds):
             let target = now + seconds
             extendedTarget = max(extendedTarget ?? target, target)
@@ -309,8 +358,12 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         case .all: connections.all
         case .first: connections.first.map { [$0] } ?? []
         case .last: connections.last.map { [$0] } ?? []
+        case .connection(let id): connections.contains(id) ? [id] : []
         }
     }
+
+    /// True when `selector` names at least one open connection.
+    package func selects(_ selector: TimelineStep.ConnectionSelector) -> Bool { !select(selector).isEmpty }
 
     // MARK: Expectations
 

@@ -33,6 +33,8 @@ public final class CastSimulator: Sendable {
     private let listeners: NIOLockedValueBox<[any Channel]>
     private let discovery: RunningDiscovery?
     private let completion: EventLoopFuture<Void>
+    /// Open ``news(buffering:)`` streams, finished when the simulator stops.
+    private let newsStreams = NIOLockedValueBox<[AsyncStream<SimulatorNews>.Continuation]>([])
 
     private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup,
                  runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: NIOLockedValueBox<[any Channel]>,
@@ -59,11 +61,14 @@ public final class CastSimulator: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let logger = configuration.logger
+        // Shut down if the start fails after it: its completion promise must not leak.
+        var startedRunner: NIOLoopBound<DeviceRunner>?
         do {
             let (runner, completion) = try await loop.submit {
                 let runner = DeviceRunner.start(configuration, authority: credentials, loop: loop)
                 return (NIOLoopBound(runner, eventLoop: loop), runner.completion.futureResult)
             }.get()
+            startedRunner = runner
 
             var listeners: [any Channel] = []
             /// Binds one listener; a failure says which address, port and listener.
@@ -132,6 +137,7 @@ public final class CastSimulator: Sendable {
                 completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress,
                 http: http?.localAddress, https: https?.localAddress)
         } catch {
+            if let runner = startedRunner { try? await loop.submit { runner.value.shutDown() }.get() }
             try? await group.shutdownGracefully()
             throw error
         }
@@ -212,6 +218,7 @@ public final class CastSimulator: Sendable {
     public func stop() async {
         let runner = self.runner
         tls.stop()
+        for stream in newsStreams.withLockedValue({ $0 }) { stream.finish() }
         try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
         // Goodbyes before the device goes.
         await discovery?.shutDown()
@@ -257,9 +264,133 @@ public final class CastSimulator: Sendable {
         try await runner.eventLoop.submit { runner.value.apply(input) }.get()
     }
 
+    // MARK: The control surface
+
+    /// The clock's mode and the simulation time now.
+    public func clock() async throws -> (mode: ClockMode, time: SimTime) {
+        let runner = self.runner
+        return try await runner.eventLoop.submit { runner.value.clockReading }.get()
+    }
+
+    /// Carries out a timeline action now, as a scenario step would (the control API's
+    /// `act`). Refused when it names a connection that is not open, or advances a clock
+    /// that is not manual.
+    public func act(_ action: TimelineStep.Action) async throws {
+        let runner = self.runner
+        try await runner.eventLoop.submit {
+            let runner = runner.value
+            if let selector = action.namedConnection, !runner.session.selects(selector) {
+                throw ControlRefusal.noSuchConnection(selector)
+            }
+            if case .advance = action, runner.clockReading.mode != .manual { throw ControlRefusal.clockNotManual(runner.clockReading.mode) }
+            runner.act(action)
+        }.get()
+    }
+
+    /// Every message of both directions the journal still keeps, oldest first.
+    public func journal() async throws -> [JournalEntry] {
+        let runner = self.runner
+        return try await runner.eventLoop.submit { runner.value.session.journal.entries }.get()
+    }
+
+    /// How many messages the journal has seen since it was cleared, and how many it keeps.
+    public func journalCounts() async throws -> (seen: Int, kept: Int) {
+        let runner = self.runner
+        return try await runner.eventLoop.submit {
+            let journal = runner.value.session.journal
+            return (journal.seenSinceClear, journal.count)
+        }.get()
+    }
+
+    public func clearJournal() async throws {
+        let runner = self.runner
+        try await runner.eventLoop.submit { runner.value.clearJournal() }.get()
+    }
+
+    /// The scenario running now.
+    public func scenario() async throws -> (scenario: Scenario, stepsFired: Int) {
+        let runner = self.runner
+        return try await runner.eventLoop.submit { (runner.value.session.scenario, runner.value.session.report().stepsFired) }.get()
+    }
+
+    /// Starts the scenario again from its start, or `scenario` instead (the device keeps
+    /// its identity: its TLS credentials and advertisement are bound to it). Open
+    /// connections are closed.
+    public func reset(loading scenario: Scenario? = nil) async throws {
+        let runner = self.runner
+        try await runner.eventLoop.submit {
+            let runner = runner.value
+            let current = runner.session.scenario
+            var next = scenario ?? current
+            next.device.identity = current.device.identity
+            // A reset keeps the clock's mode; a scenario loaded brings its own, if it names one.
+            var mode = runner.clockReading.mode
+            switch scenario?.clock {
+            case .manual?: mode = .manual
+            case .scaled(let factor)?: mode = .scaled(factor)
+            case .real?: mode = .real
+            case nil: break
+            }
+            runner.reset(to: next, clockMode: mode)
+        }.get()
+    }
+
+    /// Everything that happens from now on, until the stream is dropped or the simulator
+    /// stops. A subscriber that falls behind loses the oldest news, never holds the device back.
+    public func news(buffering limit: Int = 4096) -> AsyncStream<SimulatorNews> {
+        let runner = self.runner
+        let (stream, continuation) = AsyncStream.makeStream(of: SimulatorNews.self, bufferingPolicy: .bufferingNewest(limit))
+        runner.eventLoop.execute {
+            let id = runner.value.subscribe { continuation.yield($0) }
+            continuation.onTermination = { _ in runner.eventLoop.execute { runner.value.unsubscribe(id) } }
+        }
+        newsStreams.withLockedValue { $0.append(continuation) }
+        return stream
+    }
+
     /// Returns once the scenario's timeline has run and every expectation is decided
     /// (or the simulator stops).
     public func waitUntilComplete() async throws {
         try await completion.get()
+    }
+}
+
+/// Why the device will not carry out a control request now.
+public enum ControlRefusal: Error, Sendable, CustomStringConvertible {
+    case noSuchConnection(TimelineStep.ConnectionSelector)
+    case clockNotManual(ClockMode)
+
+    public var description: String {
+        switch self {
+        case .noSuchConnection(.connection(let id)): "no open connection \(id.rawValue)"
+        case .noSuchConnection: "no connection is open"
+        case .clockNotManual(let mode):
+            "the clock is \(mode.name); only a manual clock (--manual-clock, or a scenario's \"clock\": {\"mode\": \"manual\"}) is advanced by hand"
+        }
+    }
+}
+
+extension ClockMode {
+    /// real, scaled or manual.
+    public var name: String {
+        switch self {
+        case .real: "real"
+        case .scaled: "scaled"
+        case .manual: "manual"
+        }
+    }
+}
+
+extension TimelineStep.Action {
+    /// The connection an action names by id, if it does: it must be open.
+    var namedConnection: TimelineStep.ConnectionSelector? {
+        let selector: TimelineStep.ConnectionSelector? = switch self {
+        case .emit(_, _, let to, _): to
+        case .closeConnection(let which, _), .sendFrame(let which, _): which
+        case .delayReplies(_, _, let which): which
+        default: nil
+        }
+        if case .connection? = selector { return selector }
+        return nil
     }
 }

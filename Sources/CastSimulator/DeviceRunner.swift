@@ -17,6 +17,10 @@ package final class DeviceRunner {
     let loop: any EventLoop
     package private(set) var session: ScenarioSession
     private var clock: SimulationClock
+    /// What a reset needs to start the device again as it was started.
+    private let authority: (any DeviceAuthority)?
+    private let apps: AppRegistry
+    private let journalLimit: Int
     private let logger: Logger
     private let outboundQueueLimit: Int
 
@@ -37,11 +41,20 @@ package final class DeviceRunner {
     /// Hears every typed event of the device after the runner has carried it out (the
     /// advertiser follows apps and advertisement changes this way).
     var eventListeners: [(DeviceEvent) -> Void] = []
+    /// The control API's subscribers: every event, journal entry, clock move and reset.
+    private var subscribers: [Int: (SimulatorNews) -> Void] = [:]
+    private var lastSubscriberId = 0
+    /// The newest journal entry subscribers have been given.
+    private var publishedSequence = 0
 
-    init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int) {
+    init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int,
+         authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn, journalLimit: Int = MessageJournal.defaultLimit) {
         self.loop = loop
         self.session = session
         self.clock = clock
+        self.authority = authority
+        self.apps = apps
+        self.journalLimit = journalLimit
         completion = loop.makePromise(of: Void.self)
         self.logger = logger
         self.outboundQueueLimit = outboundQueueLimit
@@ -57,7 +70,8 @@ package final class DeviceRunner {
         let session = ScenarioSession(scenario: configuration.scenario, authority: authority, apps: configuration.apps,
                                       journalLimit: configuration.journalLimit)
         let runner = DeviceRunner(loop: loop, session: session, clock: SimulationClock(mode: configuration.clock),
-                                  logger: configuration.logger, outboundQueueLimit: configuration.outboundQueueLimit)
+                                  logger: configuration.logger, outboundQueueLimit: configuration.outboundQueueLimit,
+                                  authority: authority, apps: configuration.apps, journalLimit: configuration.journalLimit)
         runner.advanceToNow()
         return runner
     }
@@ -110,7 +124,71 @@ package final class DeviceRunner {
         }
         guard clock.advance(by: seconds) else { return false }
         serially { [self] in apply(session.advance(to: now)) }
+        publish(.clock(now))
         return true
+    }
+
+    /// The clock's mode and the simulation time now.
+    package var clockReading: (mode: ClockMode, time: SimTime) { (clock.mode, now) }
+
+    /// Carries out a timeline action now (the control API's `act`).
+    package func act(_ action: TimelineStep.Action) {
+        loop.preconditionInEventLoop()
+        serially { [self] in apply(session.act(action, now: now)) }
+    }
+
+    /// Forgets the journal's messages.
+    package func clearJournal() {
+        loop.preconditionInEventLoop()
+        session.clearJournal()
+    }
+
+    /// Starts the device again from the start of `scenario`: a fresh device, an empty
+    /// journal, pending expectations, the clock at 0 (in `scenario`'s mode, if it names
+    /// one). Open connections are closed, as a device that reboots closes them.
+    package func reset(to scenario: Scenario, clockMode: ClockMode) {
+        loop.preconditionInEventLoop()
+        let wasAdvertised = session.device.snapshot.isAdvertised
+        let open = connections
+        connections.removeAll()
+        for sink in open.values {
+            sink.flush()
+            sink.channel.drop()
+        }
+        wakeUp?.cancel()
+        wakeUp = nil
+        wakeUpAt = nil
+        waitingInputs.removeAll()
+        unflushed.removeAll()
+        logger.notice("device reset: scenario \"\(scenario.name)\" from its start, \(open.count) connection\(open.count == 1 ? "" : "s") closed")
+        session = ScenarioSession(scenario: scenario, authority: authority, apps: apps, journalLimit: journalLimit)
+        clock = SimulationClock(mode: clockMode)
+        publishedSequence = session.journal.lastSequence
+        if !wasAdvertised {
+            // The new device is advertised: whoever advertises it learns it is back.
+            let event = DeviceEvent(time: now, kind: .advertisementChanged(.restore(host: nil, port: nil)))
+            for listener in eventListeners { listener(event) }
+        }
+        publish(.reset)
+        advanceToNow()
+    }
+
+    /// Adds a subscriber to everything that happens; returns what removes it.
+    package func subscribe(_ subscriber: @escaping (SimulatorNews) -> Void) -> Int {
+        loop.preconditionInEventLoop()
+        lastSubscriberId += 1
+        subscribers[lastSubscriberId] = subscriber
+        if subscribers.count == 1 { publishedSequence = session.journal.lastSequence }
+        return lastSubscriberId
+    }
+
+    package func unsubscribe(_ id: Int) {
+        loop.preconditionInEventLoop()
+        subscribers[id] = nil
+    }
+
+    private func publish(_ news: SimulatorNews) {
+        for subscriber in subscribers.values { subscriber(news) }
     }
 
     /// Lets the session catch up with the clock (steps due at the start).
@@ -199,6 +277,10 @@ package final class DeviceRunner {
             case .device(.event(let event)):
                 logger.debug("event: \(LogText.escape(event.description, limit: 500))")
                 for listener in eventListeners { listener(event) }
+                if !subscribers.isEmpty {
+                    publishMessages()
+                    publish(.event(event))
+                }
             case .closeConnection(let id, let reset):
                 guard let sink = connections[id] else { continue }
                 logger.notice("scenario closes the connection\(reset ? " with a reset" : "")", metadata: ["connection": "\(id)"])
@@ -219,11 +301,20 @@ package final class DeviceRunner {
                 clock.jump(to: time)
             }
         }
+        if !subscribers.isEmpty { publishMessages() }
         scheduleWakeUp()
         if !completed, session.isComplete {
             completed = true
             completion.succeed()
         }
+    }
+
+    /// Gives subscribers the journal entries they have not seen yet.
+    private func publishMessages() {
+        let journal = session.journal
+        guard journal.lastSequence > publishedSequence else { return }
+        for entry in journal.entries(after: publishedSequence) { publish(.message(entry)) }
+        publishedSequence = journal.lastSequence
     }
 
     /// A message for a trace line: namespace, ids and payload, escaped (they are the
@@ -333,4 +424,16 @@ extension DeviceLogEvent.Level {
         case .warning: .warning
         }
     }
+}
+
+/// What the runner tells the control API's subscribers.
+public enum SimulatorNews: Sendable {
+    /// A typed event of the device (or a fault the scenario applied).
+    case event(DeviceEvent)
+    /// A message, in either direction, as the journal keeps it.
+    case message(JournalEntry)
+    /// A manual clock moved to this time.
+    case clock(SimTime)
+    /// The device started again (a reset, or a scenario loaded).
+    case reset
 }

@@ -155,6 +155,45 @@ extension JSONValue {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// JSON text for a person: one member or element a line, indented two spaces a level,
+    /// keys sorted; empty arrays and objects stay `[]` and `{}`.
+    package func indentedJSONText() -> String {
+        var output: [UInt8] = []
+        writeIndented(to: &output, depth: 0)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private func writeIndented(to output: inout [UInt8], depth: Int) {
+        func newline(_ depth: Int) {
+            output.append(UInt8(ascii: "\n"))
+            output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+        }
+        switch self {
+        case .array(let values) where !values.isEmpty:
+            output.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth + 1)
+                value.writeIndented(to: &output, depth: depth + 1)
+            }
+            newline(depth)
+            output.append(UInt8(ascii: "]"))
+        case .object(let members) where !members.isEmpty:
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth + 1)
+                Self.writeString(member.key, to: &output)
+                output.append(contentsOf: ": ".utf8)
+                member.value.writeIndented(to: &output, depth: depth + 1)
+            }
+            newline(depth)
+            output.append(UInt8(ascii: "}"))
+        default:
+            write(to: &output)
+        }
+    }
+
     /// Writes into bytes, not a String: appending to a String checks its storage and
     /// flags on every append, which was most of the cost of encoding a status.
     private func write(to output: inout [UInt8]) {

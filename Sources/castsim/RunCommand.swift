@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastControl
 import CastCredentials
 import CastDevice
 import CastWire
@@ -16,9 +17,10 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Start a simulated Cast device.",
         discussion: """
             The device listens for Cast senders (TLS, CASTV2) on --port and answers \
-            /setup/eureka_info on --http-port and --https-port. When every port is bound it \
+            /setup/eureka_info on --http-port and --https-port; the control API and the \
+            dashboard listen on --control-host:--control-port. When every port is bound it \
             prints one line on standard output:
-              castsim ready cast=HOST:PORT http=HOST:PORT https=HOST:PORT
+              castsim ready cast=HOST:PORT http=HOST:PORT https=HOST:PORT control=HOST:PORT
             Logs go to standard error. SIGINT or SIGTERM stops it cleanly.
             """)
 
@@ -98,6 +100,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("interface"), help: "Advertise on this network interface only (repeatable). Default: every multicast-capable interface.")
     var interfaces: [String] = []
 
+    @Option(name: .customLong("control-host"), help: "Address of the control API and dashboard. Default: --host when that is a loopback address, else 127.0.0.1. Any other address needs --control-token.")
+    var controlHost: String?
+
+    @Option(name: .customLong("control-port"), help: "Port of the control API and dashboard (http://HOST:PORT/); \"off\" turns them off. 0 picks a free port.")
+    var controlPort = OptionalPort(ControlConfiguration.defaultPort)
+
+    @Option(name: .customLong("control-token"), help: "A secret every control request must carry (Authorization: Bearer TOKEN); needed to bind the control API to an address that is not loopback.")
+    var controlToken: String?
+
     @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen). Without --scenario only: a scenario sets it in its device section.")
     var audioOnly = false
 
@@ -120,6 +131,16 @@ struct RunCommand: AsyncParsableCommand {
         if speed != nil, manualClock { throw ValidationError("--speed and --manual-clock exclude each other") }
         if exitWhenDone, scenario == nil { throw ValidationError("--exit-when-done needs --scenario") }
         if mdns == .off, !interfaces.isEmpty { throw ValidationError("--interface chooses where mDNS advertises; it makes no sense with --mdns off") }
+        if let controlToken, controlToken.isEmpty { throw ValidationError("--control-token: expected a secret, got nothing") }
+        if controlPort.port != nil, !ControlConfiguration.isLoopback(effectiveControlHost), controlToken == nil {
+            throw ValidationError("--control-host \(effectiveControlHost) is reachable from the network: give a --control-token, or bind a loopback address")
+        }
+    }
+
+    /// Where the control API listens: loopback by default, next to a loopback device (so
+    /// devices on 127.0.0.2 and 127.0.0.3 each have their own on the same port).
+    var effectiveControlHost: String {
+        controlHost ?? (ControlConfiguration.isLoopback(host) ? host : "127.0.0.1")
     }
 
     /// The fastest clock castsim runs, as scenario files allow.
@@ -178,10 +199,22 @@ struct RunCommand: AsyncParsableCommand {
         } catch let error as DiscoveryUnavailable {
             throw StartFailure(description: "\(error.description) (--mdns, --interface)")
         }
+        var control: ControlServer?
+        if let port = controlPort.port {
+            do {
+                control = try await ControlServer.start(ControlConfiguration(host: effectiveControlHost, port: port, token: controlToken),
+                                                        simulator: simulator, logger: logger)
+            } catch {
+                await simulator.stop()
+                throw StartFailure(description: "\(error) (--control-host, --control-port; off turns the control API off)")
+            }
+        }
         // Written straight to the file descriptor: scripts wait for this line, and a
         // buffered stdout would hold it back when it is a pipe.
-        FileHandle.standardOutput.write(Data((simulator.readyLine + "\n").utf8))
-        logger.info("device \"\(identity.friendlyName)\" (\(identity.modelName), \(identity.dashedUUID)) is up: \(simulator.readyLine)")
+        let ready = simulator.readyLine + " control=\(control?.hostAndPort ?? "off")"
+        FileHandle.standardOutput.write(Data((ready + "\n").utf8))
+        if let control { logger.info("control API and dashboard: http://\(control.hostAndPort)/") }
+        logger.info("device \"\(identity.friendlyName)\" (\(identity.modelName), \(identity.dashedUUID)) is up: \(ready)")
         if configuration.clock == .manual {
             StandardInputControl.start(simulator: simulator, logger: logger)
         }
@@ -189,6 +222,7 @@ struct RunCommand: AsyncParsableCommand {
         let outcome = await waitForEnd(simulator, shutdown: shutdown)
         logger.info("\(outcome), shutting down")
         let result = try? await simulator.report()
+        await control?.stop()
         await simulator.stop()
         if let result {
             try write(result)

@@ -1,4 +1,5 @@
 import CastDevice
+import CastScenario
 import CastSimulator
 import CastSimulatorTesting
 import CastWire
@@ -50,6 +51,29 @@ struct RuntimeDefectTests {
                 #expect(error.description(naming: "--port") == "port \(port) on 127.0.0.1 (--port) is already in use")
             }
         }
+    }
+
+    @Test("A start that fails after the device is up (a named interface that does not exist) throws, and leaks nothing")
+    func failedStartAfterTheDevice() async throws {
+        // A manual clock with steps ahead: nothing scheduled on the loop holds the device,
+        // so it is released as the start fails (debug builds trap on a pending promise then).
+        let scenario = try Scenario.parse(Data("""
+            {"name": "later", "clock": {"mode": "manual"}, "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+             "timeline": [{"at": "1m", "withdraw": true}]}
+            """.utf8))
+        for _ in 0..<3 {
+            do {
+                _ = try await withCastSimulator(configure: {
+                    $0.scenario = scenario
+                    $0.clock = .manual
+                    $0.discovery = .builtin(interfaces: ["castsim-none0"])
+                }) { _ in Issue.record("started with an interface that does not exist") }
+            } catch let error as DiscoveryUnavailable {
+                #expect(error.description.contains("castsim-none0"), "\(error.description)")
+            }
+        }
+        // The loop ran the device's shutdown: a second start on the same port works.
+        try await withCastSimulator { simulator in #expect(simulator.castAddress.port != nil) }
     }
 
     @Test("What a sender sends reaches the log escaped, even at trace level: no forged lines, no terminal escapes")

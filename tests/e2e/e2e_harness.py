@@ -49,9 +49,9 @@ DEFAULT_DURATION_SECONDS = 600
 READY_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 
-# "castsim ready cast=HOST:PORT http=HOST:PORT https=HOST:PORT"
+# "castsim ready cast=HOST:PORT http=HOST:PORT https=HOST:PORT control=HOST:PORT"
 READY_RE = re.compile(
-    r"^castsim ready cast=(?P<cast>\S+) http=(?P<http>\S+) https=(?P<https>\S+)\s*$"
+    r"^castsim ready cast=(?P<cast>\S+) http=(?P<http>\S+) https=(?P<https>\S+) control=(?P<control>\S+)\s*$"
 )
 
 T = TypeVar("T")
@@ -154,6 +154,8 @@ class CastsimDevice:
     cast_addr: tuple[str, int] = ("", 0)
     http_addr: tuple[str, int] = ("", 0)
     https_addr: tuple[str, int] = ("", 0)
+    # The control API (http://HOST:PORT/api/v1/...); empty with --control-port off.
+    control_url: str = ""
     # Set by stop(): how it ended, for teardown diagnostics.
     stop_requested: bool = False
     needed_sigkill: bool = False
@@ -269,6 +271,7 @@ class CastsimDevice:
         self.cast_addr = split_host_port(match["cast"])
         self.http_addr = split_host_port(match["http"])
         self.https_addr = split_host_port(match["https"])
+        self.control_url = "" if match["control"] == "off" else f"http://{match['control']}"
 
     def _describe(self, problem: str) -> str:
         return (
@@ -314,6 +317,8 @@ def start_castsim(
         # Tests on the host's loopback never advertise on its real interfaces; the
         # discovery tests ask for mDNS inside network namespaces of their own.
         *(() if "--mdns" in extra_args else ("--mdns", "off")),
+        # A free port for the control API: several devices share a host's addresses.
+        *(() if "--control-port" in extra_args else ("--control-port", "0")),
         *extra_args,
     ]  # fmt: skip
     stderr_path = log_dir / f"castsim-{host}.stderr.log"

@@ -194,6 +194,8 @@ public struct AppStateSnapshot: Sendable, Equatable {
 extension AppContext {
     /// A message on a namespace the app declares but does not speak: taken, not answered.
     package mutating func acceptWithoutAnswer(_ message: AppMessage, app definition: CastAppDefinition) {
-        log(.debug, message.connection, "\(message.envelope.namespace) message to \(definition.displayName) accepted, no handler")
+        let line: LogMessage = "\(message.envelope.namespace) message to \(definition.displayName) accepted, no handler"
+        log(.debug, message.connection, line)
+        raise(.messageUnhandled(message.connection, namespace: message.envelope.namespace, reason: line.description))
     }
 }

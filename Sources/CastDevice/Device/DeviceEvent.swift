@@ -45,6 +45,8 @@ public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
         case advertisementChanged(AdvertisementChange)
         /// A fault the scenario applied (raised by the scenario session, not the core).
         case faultApplied(Fault)
+        /// No handler took a sender's message: it was dropped, or accepted unanswered.
+        case messageUnhandled(ConnectionID, namespace: String, reason: String)
     }
 
     public var description: String { "\(time) \(kind)" }
@@ -73,6 +75,7 @@ extension DeviceEvent.Kind: CustomStringConvertible {
         case .standbyChanged(let standby): "standbyChanged \(standby)"
         case .advertisementChanged(let change): "advertisement \(change)"
         case .faultApplied(let fault): "faultApplied \(fault)"
+        case .messageUnhandled(let id, let namespace, let reason): "messageUnhandled \(namespace) on \(id): \(reason)"
         }
     }
 }
@@ -118,8 +121,8 @@ public enum Fault: Sendable, Equatable {
     case stopHeartbeats(until: SimTime)
     /// Answer nothing until `until`.
     case unresponsive(until: SimTime)
-    /// Everything sent is held back `by` seconds, until `until`.
-    case delayReplies(by: Double, until: SimTime)
+    /// Everything sent (to `connection` alone, when given) is held back `by` seconds, until `until`.
+    case delayReplies(by: Double, until: SimTime, connection: ConnectionID?)
 }
 
 /// Bytes no well-behaved receiver sends, for testing a sender's robustness.

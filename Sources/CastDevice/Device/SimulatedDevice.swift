@@ -86,7 +86,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
                                   now: SimTime) -> [DeviceOutput] {
         self.now = max(self.now, now)
         guard heartbeats.contains(connection) else {
-            log(.warning, connection, "message on unknown connection dropped")
+            unhandled(envelope, on: connection, .warning, "message on unknown connection dropped")
             return drain()
         }
         // Any inbound message counts as liveness: castv2-client never answers our PINGs.
@@ -134,8 +134,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         default:
             let link = VirtualConnection(connection: connection, localId: envelope.destinationId, peerId: envelope.sourceId)
             guard CastNamespace.isTransport(envelope.namespace) || virtualConnections.contains(link) else {
-                log(.info, connection,
-                    "dropped \(envelope.namespace) message from \(envelope.sourceId) to \(envelope.destinationId): no CONNECT to that endpoint")
+                unhandled(envelope, on: connection, .info,
+                          "dropped \(envelope.namespace) message from \(envelope.sourceId) to \(envelope.destinationId): no CONNECT to that endpoint")
                 return
             }
             routeToEndpoint(envelope, payload: payload, on: connection)
@@ -147,18 +147,19 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     private mutating func routeToEndpoint(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
         if envelope.destinationId == CastEndpoint.platformReceiver {
             guard envelope.namespace == CastNamespace.receiver else {
-                log(.info, connection, "dropped \(envelope.namespace) message to receiver-0: not a platform namespace")
+                unhandled(envelope, on: connection, .info, "dropped \(envelope.namespace) message to receiver-0: not a platform namespace")
                 return
             }
             handleReceiverNamespace(envelope, payload: payload, on: connection)
             return
         }
         guard let running = runningApp, running.transportId == envelope.destinationId else {
-            log(.info, connection, "dropped message to \(envelope.destinationId): no running app has that transport id")
+            unhandled(envelope, on: connection, .info, "dropped message to \(envelope.destinationId): no running app has that transport id")
             return
         }
         guard running.definition.namespaces.contains(envelope.namespace) else {
-            log(.info, connection, "dropped \(envelope.namespace) message: \(running.definition.displayName) does not declare it")
+            unhandled(envelope, on: connection, .info,
+                      "dropped \(envelope.namespace) message: \(running.definition.displayName) does not declare it")
             return
         }
         let message = AppMessage(envelope: envelope, payload: payload, connection: connection)
@@ -196,6 +197,13 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
 
     mutating func log(_ level: DeviceLogEvent.Level, _ connection: ConnectionID?, _ message: LogMessage) {
         pending.append(.log(DeviceLogEvent(level, connection, message)))
+    }
+
+    /// A sender's message no handler takes: logged, and raised so the journal can say so.
+    mutating func unhandled(_ envelope: CastEnvelope, on connection: ConnectionID, _ level: DeviceLogEvent.Level, _ message: LogMessage) {
+        let line = DeviceLogEvent(level, connection, message)
+        pending.append(.log(line))
+        raise(.messageUnhandled(connection, namespace: envelope.namespace, reason: line.message))
     }
 
     mutating func raise(_ kind: DeviceEvent.Kind) {

@@ -1,0 +1,275 @@
+import CastDevice
+import CastScenario
+import CastSimulator
+import CastWire
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The endpoints of the control API, each a thin layer over the simulator.
+struct ControlRoutes: Sendable {
+    let simulator: CastSimulator
+    let maximumBodyBytes: Int
+    let streams: EventStreams
+
+    static let prefix = "/api/v1"
+
+    /// Every path and the methods it takes: the router's, and what a 405 lists.
+    static let table: [String: [HTTPRequest.Method]] = [
+        "/": [.get], "/dashboard.js": [.get], "/dashboard.css": [.get],
+        "\(prefix)/openapi.json": [.get], "\(prefix)/state": [.get],
+        "\(prefix)/journal": [.get, .delete], "\(prefix)/journal/unhandled": [.get],
+        "\(prefix)/verify": [.post], "\(prefix)/act": [.post],
+        "\(prefix)/clock": [.get], "\(prefix)/clock/advance": [.post],
+        "\(prefix)/scenario": [.get, .put], "\(prefix)/reset": [.post],
+        "\(prefix)/report": [.get], "\(prefix)/events": [.get],
+    ]
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/") { _, _ in ControlResponse.text(ControlAssets.dashboardHTML, contentType: "text/html; charset=utf-8") }
+        router.get("/dashboard.js") { _, _ in ControlResponse.text(ControlAssets.dashboardJS, contentType: "text/javascript; charset=utf-8") }
+        router.get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }
+        router.get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlAssets.openAPI, contentType: "application/json") }
+        router.get("\(Self.prefix)/state") { request, _ in try await state(request) }
+        router.get("\(Self.prefix)/journal") { request, _ in try await journal(request, unhandledOnly: false) }
+        router.get("\(Self.prefix)/journal/unhandled") { request, _ in try await journal(request, unhandledOnly: true) }
+        router.delete("\(Self.prefix)/journal") { request, _ in
+            try Self.noQuery(request)
+            try await simulator.clearJournal()
+            return Response(status: .noContent)
+        }
+        router.post("\(Self.prefix)/verify") { request, _ in try await verify(request) }
+        router.post("\(Self.prefix)/act") { request, _ in try await act(request) }
+        router.get("\(Self.prefix)/clock") { request, _ in
+            try Self.noQuery(request)
+            return ControlResponse.json(ClockView.json(try await simulator.clock()))
+        }
+        router.post("\(Self.prefix)/clock/advance") { request, _ in try await advance(request) }
+        router.get("\(Self.prefix)/scenario") { request, _ in
+            try Self.noQuery(request)
+            return ControlResponse.json(try await scenarioSummary())
+        }
+        router.put("\(Self.prefix)/scenario") { request, _ in try await loadScenario(request) }
+        router.post("\(Self.prefix)/reset") { request, _ in
+            try Self.noQuery(request)
+            try await simulator.reset()
+            return ControlResponse.json(try await scenarioSummary())
+        }
+        router.get("\(Self.prefix)/report") { request, _ in try await report(request) }
+        router.get("\(Self.prefix)/events") { request, _ in try streams.open(request, simulator: simulator) }
+    }
+
+    // MARK: Endpoints
+
+    private func state(_ request: Request) async throws -> Response {
+        try Self.noQuery(request)
+        let snapshot = try await simulator.snapshot()
+        let clock = try await simulator.clock()
+        // The journal only for what the EMP view shows of it.
+        let journal = snapshot.runningApp?.state.emp == nil ? [] : try await simulator.journal()
+        return ControlResponse.json(StateView.json(snapshot, clock: clock, journal: journal))
+    }
+
+    private func journal(_ request: Request, unhandledOnly: Bool) async throws -> Response {
+        var filter = try JournalView.Filter(query: Self.query(request))
+        if unhandledOnly { filter.unhandledOnly = true }
+        let entries = filter.apply(try await simulator.journal())
+        let counts = try await simulator.journalCounts()
+        return ControlResponse.json([
+            "messages": .array(entries.map(JournalView.json)),
+            "kept": .number(Double(counts.kept)), "seen": .number(Double(counts.seen)),
+        ])
+    }
+
+    private func verify(_ request: Request) async throws -> Response {
+        let body = try await Self.object(request, limit: maximumBodyBytes, allowed: ["message", "sequence", "direction", "count", "atLeast", "atMost"])
+        var direction = JournalEntry.Direction.inbound
+        if let value = body["direction"] {
+            guard let text = value.stringValue, let chosen = JournalEntry.Direction(rawValue: text) else {
+                throw ControlError.badRequest("direction: expected \"in\" or \"out\", got \(value.jsonText())")
+            }
+            direction = chosen
+        }
+        let entries = try await simulator.journal().filter { $0.direction == direction }
+        func count(_ key: String) throws(ControlError) -> Int? {
+            guard let value = body[key] else { return nil }
+            guard let number = value.intValue, number >= 0 else { throw .badRequest("\(key): expected an integer >= 0, got \(value.jsonText())") }
+            return number
+        }
+        let result: JournalVerification.Result
+        switch (body["message"], body["sequence"]) {
+        case (let message?, nil):
+            let pattern: MessagePattern
+            do { pattern = try ScenarioFragment.pattern(message, at: JSONPath.root.appending("message")) } catch {
+                throw ControlError.invalid(error, what: "message is no pattern")
+            }
+            let exactly = try count("count"), atLeast = try count("atLeast"), atMost = try count("atMost")
+            if exactly != nil, atLeast != nil || atMost != nil {
+                throw ControlError.badRequest("count excludes atLeast and atMost: give an exact count, or a range")
+            }
+            if let atLeast, let atMost, atLeast > atMost {
+                throw ControlError.badRequest("atLeast \(atLeast) is over atMost \(atMost): no count passes")
+            }
+            let wanted = exactly.map(JournalVerification.Count.exactly)
+                ?? JournalVerification.Count(atLeast: atLeast ?? (atMost == nil ? 1 : 0), atMost: atMost)
+            result = JournalVerification.count(pattern, wanted, in: entries)
+        case (nil, let sequence?):
+            if ["count", "atLeast", "atMost"].contains(where: { body[$0] != nil }) {
+                throw ControlError.badRequest("a sequence takes no count: it passes when its patterns match in order")
+            }
+            guard let items = sequence.arrayValue, !items.isEmpty else {
+                throw ControlError.badRequest("sequence: expected an array of at least one message pattern")
+            }
+            var patterns: [MessagePattern] = []
+            for (index, item) in items.enumerated() {
+                do { patterns.append(try ScenarioFragment.pattern(item, at: JSONPath.root.appending("sequence").appending(index))) } catch {
+                    throw ControlError.invalid(error, what: "sequence[\(index)] is no pattern")
+                }
+            }
+            result = JournalVerification.sequence(patterns, in: entries)
+        case (_?, _?):
+            throw ControlError.badRequest("give either \"message\" (with a count) or \"sequence\", not both")
+        case (nil, nil):
+            throw ControlError.badRequest("expected \"message\": a pattern such as {\"namespace\": \"media\", \"type\": \"LOAD\"}, or \"sequence\": [patterns]")
+        }
+        return ControlResponse.json([
+            "passed": .bool(result.passed), "count": .number(Double(result.count)), "expected": .string(result.expected),
+            "matches": .array(result.matches.map(JournalView.json)),
+            "nearest": .array(result.nearest.map { ["entry": JournalView.json($0.entry), "differences": .array($0.differences.map(JSONValue.string))] }),
+            "message": .string(result.message),
+        ])
+    }
+
+    private func act(_ request: Request) async throws -> Response {
+        let body = try await Self.json(request, limit: maximumBodyBytes)
+        let action: TimelineStep.Action
+        do { action = try ScenarioFragment.action(body) } catch { throw ControlError.invalid(error, what: "not an action") }
+        if case .advance = action {
+            // One way to move the clock: its own endpoint.
+            throw ControlError.badRequest("advance: move a manual clock with POST \(Self.prefix)/clock/advance {\"by\": \"10s\"}")
+        }
+        do {
+            try await simulator.act(action)
+        } catch let refusal as ControlRefusal {
+            throw ControlError(status: refusal.isMissingConnection ? .notFound : .conflict, message: refusal.description)
+        }
+        return ControlResponse.json(["done": .string(Self.summary(of: body)), "time": .number(try await simulator.clock().time.seconds)])
+    }
+
+    private func advance(_ request: Request) async throws -> Response {
+        let body = try await Self.object(request, limit: maximumBodyBytes, allowed: ["by"])
+        let seconds: Double
+        switch body["by"] {
+        case .number(let value)?:
+            if let problem = ScenarioDuration.problem(with: value) { throw ControlError.badRequest("by: \(problem)") }
+            seconds = value
+        case .string(let text)?:
+            switch ScenarioDuration.read(text) {
+            case .success(let value): seconds = value
+            case .failure(let error): throw ControlError.badRequest("by: \(error)")
+            }
+        default:
+            throw ControlError.badRequest("by: expected a duration such as \"10m\" or a number of seconds")
+        }
+        let clock = try await simulator.clock()
+        guard clock.mode == .manual else { throw ControlError(status: .conflict, message: ControlRefusal.clockNotManual(clock.mode).description) }
+        await simulator.advanceClock(by: seconds)
+        return ControlResponse.json(ClockView.json(try await simulator.clock()))
+    }
+
+    private func loadScenario(_ request: Request) async throws -> Response {
+        try Self.noQuery(request)
+        let data = try await Self.body(request, limit: maximumBodyBytes)
+        do {
+            _ = try JSONValue.parse(Array(data.readableBytesView), limits: .document)
+        } catch {
+            throw ControlError.badRequest("the body is not JSON: \(error)")
+        }
+        let scenario: Scenario
+        do { scenario = try Scenario.parse(Data(data.readableBytesView)) } catch {
+            throw ControlError.invalid(error, status: .unprocessableContent, what: "the scenario does not validate")
+        }
+        try await simulator.reset(loading: scenario)
+        return ControlResponse.json(try await scenarioSummary())
+    }
+
+    private func scenarioSummary() async throws -> JSONValue {
+        let (scenario, fired) = try await simulator.scenario()
+        return [
+            "name": .string(scenario.name), "steps": .number(Double(scenario.timeline.count)), "stepsFired": .number(Double(fired)),
+            "rules": .number(Double(scenario.rules.count)), "expectations": .number(Double(scenario.expectations.count)),
+        ]
+    }
+
+    private func report(_ request: Request) async throws -> Response {
+        let query = Self.query(request)
+        if let unknown = query.keys.first(where: { $0 != "format" && $0 != "token" }) {
+            throw ControlError.badRequest("unknown query parameter \"\(unknown)\"; expected format")
+        }
+        let report = try await simulator.report()
+        switch query["format"] {
+        case nil, "json": return ControlResponse.text(report.json() + "\n", contentType: "application/json")
+        case "junit": return ControlResponse.text(report.junitXML(), contentType: "application/xml")
+        case let other?: throw ControlError.badRequest("format: expected json or junit, got \"\(other)\"")
+        }
+    }
+
+    /// `remote pause`, `volume {"level":0.3}`: the action as it was asked for.
+    static func summary(of action: JSONValue) -> String {
+        guard let (key, value) = action.objectValue?.first else { return "action" }
+        let text = value.stringValue ?? value.jsonText()
+        return LogText.escape("\(key) \(text)", limit: 200)
+    }
+
+    // MARK: Reading requests
+
+    static func query(_ request: Request) -> [String: String] {
+        var query: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+        return query
+    }
+
+    static func noQuery(_ request: Request) throws(ControlError) {
+        if let unknown = query(request).keys.sorted().first(where: { $0 != "token" }) {
+            throw .badRequest("unknown query parameter \"\(unknown)\"; this endpoint takes none")
+        }
+    }
+
+    /// The body, at most `limit` bytes, if its content type is JSON (or unsaid).
+    static func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
+        if let type = request.headers[.contentType]?.lowercased(), !type.hasPrefix("application/json"),
+           !type.hasPrefix("application/x-www-form-urlencoded") {
+            // curl -d sends x-www-form-urlencoded: its body is still read as JSON.
+            throw ControlError(status: .unsupportedMediaType, message: "expected a JSON body (Content-Type: application/json), got \(type)")
+        }
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw ControlError(status: .contentTooLarge, message: "the body is over the \(limit)-byte limit")
+        }
+    }
+
+    static func json(_ request: Request, limit: Int) async throws -> JSONValue {
+        let data = try await body(request, limit: limit)
+        guard data.readableBytes > 0 else { throw ControlError.badRequest("expected a JSON body, got none") }
+        do {
+            return try JSONValue.parse(Array(data.readableBytesView), limits: .document)
+        } catch {
+            throw ControlError.badRequest("the body is not JSON: \(error)")
+        }
+    }
+
+    /// A JSON object body whose keys are among `allowed`.
+    static func object(_ request: Request, limit: Int, allowed: Set<String>) async throws -> [String: JSONValue] {
+        let value = try await json(request, limit: limit)
+        guard let object = value.objectValue else { throw ControlError.badRequest("expected a JSON object, got \(value.jsonText().prefix(80))") }
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw ControlError.badRequest("unknown key \"\(unknown)\"; expected \(allowed.sorted().joined(separator: ", "))")
+        }
+        return object
+    }
+}
+
+extension ControlRefusal {
+    var isMissingConnection: Bool { if case .noSuchConnection = self { true } else { false } }
+}

@@ -1,0 +1,115 @@
+import CastDevice
+import CastScenario
+import CastWire
+import Foundation
+
+/// Journal entries as the API shows them, and the filters of `GET /api/v1/journal`.
+enum JournalView {
+    static func json(_ entry: JournalEntry) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "seq": .number(Double(entry.sequence)),
+            "time": .number(entry.time.seconds),
+            "direction": .string(entry.direction.rawValue),
+            "connections": .array(entry.connections.map { .number(Double($0.rawValue)) }),
+            "namespace": .string(entry.envelope.namespace),
+            "sourceId": .string(entry.envelope.sourceId),
+            "destinationId": .string(entry.envelope.destinationId),
+            "unhandled": entry.unhandled.map(JSONValue.string) ?? nil,
+        ]
+        switch entry.envelope.payload {
+        case .string(let text):
+            let payload = try? JSONValue.parse(text)
+            fields["payload"] = payload ?? .null
+            fields["type"] = payload?["type"]?.stringValue.map(JSONValue.string) ?? .null
+            if payload == nil { fields["text"] = .string(text) }
+        case .binary(let data):
+            fields["payload"] = .null
+            fields["type"] = .null
+            fields["binary"] = .string(data.base64EncodedString())
+        }
+        return .object(fields)
+    }
+
+    /// Which entries a journal request wants.
+    struct Filter {
+        var namespace: String?
+        var type: String?
+        var direction: JournalEntry.Direction?
+        var connection: ConnectionID?
+        var since: Double?
+        var until: Double?
+        var after: Int?
+        var unhandledOnly = false
+        var limit = 1000
+
+        static let maximumLimit = 10_000
+
+        /// Reads the query; a problem is named with what was expected.
+        init(query: [String: String]) throws(ControlError) {
+            let known: Set<String> = ["namespace", "type", "direction", "connection", "since", "until", "after", "unhandled", "limit", "token"]
+            if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
+                throw .badRequest("unknown query parameter \"\(unknown)\"; expected \(known.subtracting(["token"]).sorted().joined(separator: ", "))")
+            }
+            if let namespace = query["namespace"] {
+                guard !namespace.isEmpty else { throw .badRequest("namespace: expected a namespace or a short name, got nothing") }
+                self.namespace = MessagePattern.namespaceAliases[namespace] ?? namespace
+            }
+            type = query["type"]
+            if let direction = query["direction"] {
+                guard let value = JournalEntry.Direction(rawValue: direction) else {
+                    throw .badRequest("direction: expected \"in\" or \"out\", got \"\(direction)\"")
+                }
+                self.direction = value
+            }
+            if let text = query["connection"] {
+                connection = ConnectionID(UInt64(try Self.integer(text, "connection", in: 1...Int.max)))
+            }
+            since = try query["since"].map { text throws(ControlError) in try Self.seconds(text, "since") }
+            until = try query["until"].map { text throws(ControlError) in try Self.seconds(text, "until") }
+            after = try query["after"].map { text throws(ControlError) in try Self.integer(text, "after", in: 0...Int.max) }
+            if let text = query["unhandled"] {
+                guard let flag = Bool(text) else { throw .badRequest("unhandled: expected true or false, got \"\(text)\"") }
+                unhandledOnly = flag
+            }
+            if let text = query["limit"] { limit = try Self.integer(text, "limit", in: 1...Self.maximumLimit) }
+        }
+
+        init() {}
+
+        func admits(_ entry: JournalEntry) -> Bool {
+            if let namespace, entry.envelope.namespace != namespace { return false }
+            if let direction, entry.direction != direction { return false }
+            if let connection, !entry.connections.contains(connection) { return false }
+            if let since, entry.time.seconds < since { return false }
+            if let until, entry.time.seconds > until { return false }
+            if let after, entry.sequence <= after { return false }
+            if unhandledOnly, entry.unhandled == nil { return false }
+            if let type, entry.payload?["type"]?.stringValue != type { return false }
+            return true
+        }
+
+        /// The newest `limit` entries that pass, oldest first.
+        func apply(_ entries: [JournalEntry]) -> [JournalEntry] {
+            var kept: [JournalEntry] = []
+            for entry in entries.reversed() where admits(entry) {
+                kept.append(entry)
+                if kept.count == limit { break }
+            }
+            return kept.reversed()
+        }
+
+        static func integer(_ text: String, _ name: String, in range: ClosedRange<Int>) throws(ControlError) -> Int {
+            guard let value = Int(text), range.contains(value) else {
+                throw .badRequest("\(name): expected an integer \(range.upperBound == Int.max ? ">= \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"), got \"\(text)\"")
+            }
+            return value
+        }
+
+        static func seconds(_ text: String, _ name: String) throws(ControlError) -> Double {
+            guard let value = Double(text), value.isFinite, value >= 0 else {
+                throw .badRequest("\(name): expected simulation seconds (a number >= 0), got \"\(text)\"")
+            }
+            return value
+        }
+    }
+}

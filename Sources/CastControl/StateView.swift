@@ -1,0 +1,111 @@
+import CastDevice
+import CastScenario
+import CastSimulator
+import CastWire
+
+/// `GET /api/v1/state`: the device as a sender would see it, and more, as JSON.
+enum StateView {
+    static func json(_ snapshot: DeviceSnapshot, clock: (mode: ClockMode, time: SimTime), journal: [JournalEntry]) -> JSONValue {
+        let identity = snapshot.identity
+        var links: [ConnectionID: [JSONValue]] = [:]
+        for sender in snapshot.senders {
+            links[sender.link.connection, default: []].append([
+                "senderId": .string(sender.link.peerId), "endpoint": .string(sender.link.localId),
+                "type": .string(sender.type.name), "userAgent": sender.userAgent.map(JSONValue.string) ?? nil,
+            ])
+        }
+        return [
+            "time": .number(snapshot.time.seconds),
+            "clock": ClockView.json(clock),
+            "device": [
+                "name": .string(identity.friendlyName), "model": .string(identity.modelName),
+                "manufacturer": .string(identity.manufacturer), "uuid": .string(identity.uuid), "udn": .string(identity.dashedUUID),
+                "advertised": .bool(snapshot.isAdvertised), "deviceAuth": .string(snapshot.deviceAuth.rawValue),
+                "standby": .bool(snapshot.isStandBy),
+            ],
+            "volume": volume(snapshot.volume),
+            "app": snapshot.runningApp.map(app) ?? nil,
+            "connections": .array(snapshot.connections.map { id in
+                ["id": .number(Double(id.rawValue)), "senders": .array(links[id] ?? [])]
+            }),
+            "media": snapshot.media.map(media) ?? nil,
+            "emp": snapshot.runningApp?.state.emp.map { emp($0, journal: journal) } ?? nil,
+        ]
+    }
+
+    static func volume(_ volume: Volume) -> JSONValue {
+        ["level": .number(volume.level), "muted": .bool(volume.muted)]
+    }
+
+    static func app(_ app: RunningAppSnapshot) -> JSONValue {
+        [
+            "appId": .string(app.appId), "displayName": .string(app.displayName), "sessionId": .string(app.sessionId),
+            "transportId": .string(app.transportId), "namespaces": .array(app.namespaces.map(JSONValue.string)),
+            "idleScreen": .bool(app.isIdleScreen),
+        ]
+    }
+
+    static func media(_ media: MediaSnapshot) -> JSONValue {
+        func number(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? nil }
+        return [
+            "mediaSessionId": .number(Double(media.mediaSessionId)),
+            "playerState": .string(media.playerState.rawValue),
+            "phase": .string(media.phase.rawValue),
+            "currentTime": .number(media.currentTime),
+            "playbackRate": .number(media.playbackRate),
+            "repeatMode": .string(media.repeatMode.rawValue),
+            "currentItemId": .number(Double(media.currentItemId)),
+            "loadingItemId": number(media.loadingItemId),
+            "preloadedItemId": number(media.preloadedItemId),
+            "activeTrackIds": .array(media.activeTrackIds.map { .number(Double($0)) }),
+            "volume": volume(media.streamVolume),
+            "bufferingUntil": media.bufferingUntil.map { .number($0.seconds) } ?? nil,
+            "liveSeekableRange": media.liveSeekableRange.map { ["start": .number($0.lowerBound), "end": .number($0.upperBound)] } ?? nil,
+            "customData": media.customData ?? nil,
+            "items": .array(media.items.map(\.json)),
+            "textTrackStyle": media.textTrackStyle ?? nil,
+        ]
+    }
+
+    /// What the EMP receiver plays, and the newest EMP events it sent (from the journal).
+    static func emp(_ emp: EMPSnapshot, journal: [JournalEntry]) -> JSONValue {
+        let grant = emp.entitlement
+        func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? nil }
+        func optional(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? nil }
+        let events = journal.reversed().lazy
+            .filter { $0.direction == .outbound && $0.envelope.namespace == CastNamespace.emp }
+            .prefix(20)
+            .map { JournalView.json($0) }
+        return [
+            "assetId": optional(emp.assetId), "channelId": optional(emp.channelId), "programId": optional(emp.programId),
+            "live": .bool(emp.isLive), "timeshiftEnabled": .bool(emp.timeshiftEnabled), "autoplay": .bool(emp.autoplay),
+            "customer": optional(emp.customer), "businessUnit": optional(emp.businessUnit),
+            "entitlement": [
+                "live": grant.live.map(JSONValue.bool) ?? nil, "ffEnabled": .bool(grant.ffEnabled), "rwEnabled": .bool(grant.rwEnabled),
+                "timeshiftEnabled": .bool(grant.timeshiftEnabled), "airplayBlocked": .bool(grant.airplayBlocked),
+                "minBitrate": optional(grant.minBitrate), "maxBitrate": optional(grant.maxBitrate),
+                "maxResHeight": optional(grant.maxResHeight),
+            ],
+            "lastEvents": .array(Array(events.reversed())),
+        ]
+    }
+}
+
+/// The clock as the API shows it.
+enum ClockView {
+    static func json(_ clock: (mode: ClockMode, time: SimTime)) -> JSONValue {
+        let speed: JSONValue = if case .scaled(let factor) = clock.mode { .number(factor) } else { nil }
+        return ["mode": .string(clock.mode.name), "speed": speed, "time": .number(clock.time.seconds)]
+    }
+}
+
+extension VirtualConnectionType {
+    /// The name CONNECT's `connType` numbers stand for.
+    var name: String {
+        switch self {
+        case .strong: "strong"
+        case .weak: "weak"
+        case .invisible: "invisible"
+        }
+    }
+}

@@ -1,0 +1,383 @@
+@testable import CastControl
+import CastDevice
+import CastScenario
+import CastSimulator
+import CastSimulatorTesting
+import CastWire
+import Foundation
+import Testing
+
+/// Each endpoint of the control API over real HTTP on loopback: what it answers, and what
+/// it refuses.
+@Suite("Control API")
+struct ControlAPITests {
+    /// A sender that launched the Default Media Receiver and loaded `contentId`.
+    static func playing(_ simulator: CastSimulator, contentId: String = "movie.mp4", customData: JSONValue = ["token": "abc"])
+        async throws -> (CastTestSender, String)
+    {
+        let sender = try await CastTestSender.connect(to: simulator)
+        let transportId = try await sender.launch()
+        _ = try await sender.request(CastNamespace.media, to: transportId, [
+            "type": "LOAD", "media": ["contentId": .string(contentId), "contentType": "video/mp4", "streamType": "BUFFERED",
+                                       "metadata": ["title": "A film"]],
+            "customData": customData,
+        ])
+        return (sender, transportId)
+    }
+
+    @Test("state: the device, its app, senders with user agents, and the media session as it plays")
+    func state() async throws {
+        try await withControlledDevice { simulator, http in
+            var reply = try await http.get("/api/v1/state")
+            #expect(reply.status == 200 && reply.headers["content-type"] == "application/json")
+            #expect(reply.json["device"]?["name"] == "Test TV" && reply.json["device"]?["uuid"] == "fedcba9876543210fedcba9876543210")
+            #expect(reply.json["app"]?["displayName"] == "Backdrop" && reply.json["app"]?["idleScreen"] == true)
+            #expect(reply.json["media"] == .null && reply.json["clock"]?["mode"] == "manual")
+
+            let sender = try await CastTestSender.connect(to: simulator)
+            try await sender.send(from: "sender-ua", to: CastEndpoint.platformReceiver, CastNamespace.connection,
+                                  ["type": "CONNECT", "userAgent": "castsim-test/1.0", "connType": 0])
+            let transportId = try await sender.launch()
+            _ = try await sender.request(CastNamespace.media, to: transportId, [
+                "type": "LOAD", "media": ["contentId": "movie.mp4", "contentType": "video/mp4", "streamType": "BUFFERED",
+                                           "metadata": ["title": "A film"]],
+            ])
+            await simulator.advanceClock(by: 12)
+            reply = try await http.get("/api/v1/state")
+            let media = try #require(reply.json["media"])
+            #expect(media["playerState"] == "PLAYING" && media["phase"] == "playing" && media["currentTime"] == 12)
+            #expect(media["items"]?[0]?["media"]?["metadata"]?["title"] == "A film")
+            #expect(media["currentItemId"] == media["items"]?[0]?["itemId"])
+            #expect(reply.json["app"]?["appId"] == "CC1AD845" && reply.json["time"] == 12)
+            let senders = reply.json["connections"]?[0]?["senders"]?.arrayValue ?? []
+            #expect(senders.contains { $0["userAgent"] == "castsim-test/1.0" && $0["endpoint"] == "receiver-0" && $0["senderId"] == "sender-ua" })
+            #expect(senders.contains { $0["endpoint"]?.stringValue == transportId })
+            await sender.close()
+
+            reply = try await http.get("/api/v1/state?verbose=1")
+            #expect(reply.status == 400 && reply.error?.contains("verbose") == true)
+        }
+    }
+
+    @Test("journal: both directions in order, filters, unhandled messages, clear")
+    func journal() async throws {
+        try await withControlledDevice { simulator, http in
+            let (sender, transportId) = try await Self.playing(simulator)
+            // A media message to receiver-0: no handler takes it.
+            try await sender.send(to: CastEndpoint.platformReceiver, CastNamespace.media, ["type": "GET_STATUS", "requestId": 77])
+            _ = try await sender.request(CastNamespace.media, to: transportId, ["type": "GET_STATUS"])
+
+            var reply = try await http.get("/api/v1/journal")
+            #expect(reply.status == 200)
+            let all = reply.json["messages"]?.arrayValue ?? []
+            let sequences = all.compactMap { $0["seq"]?.intValue }
+            #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count)
+            let load = try #require(all.firstIndex { $0["type"] == "LOAD" })
+            #expect(all[load]["direction"] == "in" && all[load]["payload"]?["customData"]?["token"] == "abc")
+            #expect(all[load...].contains { $0["direction"] == "out" && $0["type"] == "MEDIA_STATUS" })
+            #expect(reply.json["seen"]?.intValue == all.count && reply.json["kept"]?.intValue == all.count)
+
+            reply = try await http.get("/api/v1/journal?direction=in&namespace=media&type=LOAD")
+            #expect(reply.json["messages"]?.arrayValue?.count == 1)
+            reply = try await http.get("/api/v1/journal?direction=out&type=MEDIA_STATUS&limit=1")
+            let newest = try #require(reply.json["messages"]?[0])
+            #expect(reply.json["messages"]?.arrayValue?.count == 1 && newest["connections"] == [1])
+            let after = try #require(newest["seq"]?.intValue)
+            reply = try await http.get("/api/v1/journal?after=\(after)")
+            #expect(reply.json["messages"]?.arrayValue?.allSatisfy { ($0["seq"]?.intValue ?? 0) > after } == true)
+
+            reply = try await http.get("/api/v1/journal/unhandled")
+            let unhandled = reply.json["messages"]?.arrayValue ?? []
+            #expect(unhandled.count == 1 && unhandled.first?["payload"]?["requestId"] == 77)
+            #expect(unhandled.first?["unhandled"]?.stringValue?.contains("not a platform namespace") == true)
+            #expect(try await http.get("/api/v1/journal?unhandled=true").json["messages"] == reply.json["messages"])
+
+            for (query, complaint) in [("direction=sideways", "direction"), ("connection=0", "connection"), ("limit=10001", "limit"),
+                                       ("since=-1", "since"), ("colour=red", "colour")] {
+                reply = try await http.get("/api/v1/journal?\(query)")
+                #expect(reply.status == 400 && reply.error?.contains(complaint) == true, "\(query): \(reply.body)")
+            }
+
+            reply = try await http.delete("/api/v1/journal")
+            #expect(reply.status == 204)
+            reply = try await http.get("/api/v1/journal")
+            #expect(reply.json["messages"] == [] && reply.json["seen"] == 0)
+            await sender.close()
+        }
+    }
+
+    @Test("verify: counts and sequences with the expectations' patterns; a failure shows the nearest messages and what they lack")
+    func verify() async throws {
+        try await withControlledDevice { simulator, http in
+            let (sender, transportId) = try await Self.playing(simulator)
+            _ = try await sender.request(CastNamespace.media, to: transportId, ["type": "PAUSE", "mediaSessionId": 1])
+
+            var reply = try await http.post("/api/v1/verify",
+                                            #"{"message": {"namespace": "media", "type": "LOAD", "fields": {"customData.token": "abc"}}, "count": 1}"#)
+            #expect(reply.status == 200 && reply.json["passed"] == true && reply.json["count"] == 1)
+            #expect(reply.json["matches"]?[0]?["type"] == "LOAD")
+
+            reply = try await http.post("/api/v1/verify", #"{"message": {"type": "LOAD", "fields": {"customData.token": "xyz"}}}"#)
+            #expect(reply.json["passed"] == false && reply.json["count"] == 0 && reply.json["expected"] == "at least 1")
+            let nearest = try #require(reply.json["nearest"]?[0])
+            #expect(nearest["entry"]?["type"] == "LOAD")
+            #expect(nearest["differences"] == [#"customData.token: expected = "xyz", got "abc""#])
+            #expect(reply.json["message"]?.stringValue?.contains("customData.token") == true)
+
+            reply = try await http.post("/api/v1/verify", #"{"message": {"type": "PAUSE"}, "atMost": 0}"#)
+            #expect(reply.json["passed"] == false && reply.json["expected"] == "at most 0")
+            reply = try await http.post("/api/v1/verify", #"{"message": {"type": "MEDIA_STATUS"}, "direction": "out", "atLeast": 2}"#)
+            #expect(reply.json["passed"] == true)
+
+            reply = try await http.post("/api/v1/verify", #"{"sequence": [{"type": "LAUNCH"}, {"type": "LOAD"}, {"type": "PAUSE"}]}"#)
+            #expect(reply.json["passed"] == true && reply.json["count"] == 3)
+            reply = try await http.post("/api/v1/verify", #"{"sequence": [{"type": "PAUSE"}, {"type": "LOAD"}]}"#)
+            #expect(reply.json["passed"] == false && reply.json["count"] == 1)
+            #expect(reply.json["message"]?.stringValue?.contains("pattern 2") == true)
+
+            let refusals: [(String, String)] = [
+                (#"{"message": {"type": "LOAD", "colour": 1}}"#, "message.colour"),
+                (#"{"message": {"namespace": "nope"}}"#, "message.namespace"),
+                (#"{"message": {"type": "LOAD"}, "count": 1, "atLeast": 1}"#, "count excludes"),
+                (#"{"message": {"type": "LOAD"}, "atLeast": 3, "atMost": 1}"#, "atLeast 3"),
+                (#"{"sequence": []}"#, "sequence"),
+                (#"{"sequence": [{"type": "LOAD"}], "count": 1}"#, "no count"),
+                (#"{}"#, "expected \"message\""),
+                (#"{"message": {}, "direction": "up"}"#, "direction"),
+                (#"[1, 2]"#, "expected a JSON object"),
+                (#"{"message": "#, "not JSON"),
+            ]
+            for (body, complaint) in refusals {
+                reply = try await http.post("/api/v1/verify", body)
+                #expect(reply.status == 400 && reply.error?.contains(complaint) == true, "\(body): \(reply.body)")
+            }
+            reply = try await http.post("/api/v1/verify", #"{"message": {"type": "LOAD", "fields": {"x": {"$regex": "("}}}}"#)
+            #expect(reply.status == 400 && reply.json["issues"]?[0]?["path"] == "message.fields.x.$regex")
+            await sender.close()
+        }
+    }
+
+    @Test("act: operator inputs reach the senders, messages go where they are sent, faults hit the chosen connection")
+    func act() async throws {
+        try await withControlledDevice { simulator, http in
+            let (sender, _) = try await Self.playing(simulator)
+            var reply = try await http.post("/api/v1/act", #"{"remote": "pause"}"#)
+            #expect(reply.status == 200 && reply.json["done"] == "remote pause")
+            let paused = await sender.waitFor { _, json in json["type"] == "MEDIA_STATUS" && json["status"]?[0]?["playerState"] == "PAUSED" }
+            #expect(paused != nil)
+
+            reply = try await http.post("/api/v1/act", #"{"volume": {"level": 0.25}}"#)
+            #expect(reply.status == 200)
+            let volume = await sender.waitFor { _, json in json["type"] == "RECEIVER_STATUS" && json["status"]?["volume"]?["level"] == 0.25 }
+            #expect(volume != nil)
+
+            // A second sender: a message to connection 2 reaches it and not the first.
+            let other = try await CastTestSender.connect(to: simulator)
+            _ = try await other.connectToReceiver(from: "sender-other")
+            reply = try await http.post("/api/v1/act", #"""
+                {"emit": {"namespace": "urn:x-cast:com.example.test", "from": "receiver-0", "to": 2,
+                          "payload": {"type": "HELLO", "n": 1}}}
+                """#)
+            #expect(reply.status == 200)
+            #expect(await other.waitFor { envelope, json in envelope.namespace == "urn:x-cast:com.example.test" && json["n"] == 1 } != nil)
+            let stray = await sender.waitFor(timeout: .milliseconds(300)) { envelope, _ in envelope.namespace == "urn:x-cast:com.example.test" }
+            #expect(stray == nil)
+
+            // Stall connection 1's replies for 30 s: connection 2 is answered, 1 only when the clock passes 5 s.
+            reply = try await http.post("/api/v1/act", #"{"delayReplies": {"by": "5s", "for": "30s", "which": 1}}"#)
+            #expect(reply.status == 200)
+            try await sender.send(to: CastEndpoint.platformReceiver, CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 501])
+            try await other.send(from: "sender-other", to: CastEndpoint.platformReceiver, CastNamespace.receiver,
+                                 ["type": "GET_STATUS", "requestId": 502])
+            #expect(await other.waitFor { _, json in json["requestId"] == 502 } != nil)
+            #expect(await sender.waitFor(timeout: .milliseconds(300)) { _, json in json["requestId"] == 501 } == nil)
+            await simulator.advanceClock(by: 5)
+            #expect(await sender.waitFor { _, json in json["requestId"] == 501 } != nil)
+
+            reply = try await http.post("/api/v1/act", #"{"closeConnection": {"which": 2, "mode": "reset"}}"#)
+            #expect(reply.status == 200)
+            #expect(await other.waitForClose())
+
+            reply = try await http.post("/api/v1/act", #"{"closeConnection": {"which": 9}}"#)
+            #expect(reply.status == 404 && reply.error == "no open connection 9")
+            reply = try await http.post("/api/v1/act", #"{"advance": "10s"}"#)
+            #expect(reply.status == 400 && reply.error?.contains("/api/v1/clock/advance") == true)
+            reply = try await http.post("/api/v1/act", #"{"remote": "paws"}"#)
+            #expect(reply.status == 400 && reply.json["issues"]?[0]?["path"] == "remote")
+            reply = try await http.post("/api/v1/act", #"{"remote": "pause", "standby": true}"#)
+            #expect(reply.status == 400 && reply.error?.contains("one request does one thing") == true)
+            reply = try await http.post("/api/v1/act", #"{"dance": true}"#)
+            #expect(reply.status == 400 && reply.error?.contains("expected one of") == true)
+            reply = try await http.post("/api/v1/act", "")
+            #expect(reply.status == 400 && reply.error == "expected a JSON body, got none")
+            await sender.close()
+        }
+    }
+
+    @Test("clock: read, advanced in manual mode with everything due done on the way, refused otherwise")
+    func clock() async throws {
+        // No idle timeout: the test sender says nothing for ten simulated minutes.
+        try await withControlledDevice(configure: { $0.clock = .manual; $0.device.idleTimeout = nil }) { simulator, http in
+            let (sender, _) = try await Self.playing(simulator)
+            var reply = try await http.get("/api/v1/clock")
+            #expect(reply.json == ["mode": "manual", "speed": nil, "time": 0])
+            reply = try await http.post("/api/v1/clock/advance", #"{"by": "10m"}"#)
+            #expect(reply.status == 200 && reply.json["time"] == 600)
+            // The 600 s film ended on the way.
+            #expect(await sender.waitFor { _, json in json["status"]?[0]?["idleReason"] == "FINISHED" } != nil)
+            reply = try await http.post("/api/v1/clock/advance", #"{"by": 1.5}"#)
+            #expect(reply.json["time"] == 601.5)
+            for body in [#"{"by": "soon"}"#, #"{"by": -1}"#, #"{}"#, #"{"by": "1s", "and": 1}"#] {
+                reply = try await http.post("/api/v1/clock/advance", body)
+                #expect(reply.status == 400, "\(body): \(reply.body)")
+            }
+            await sender.close()
+        }
+        try await withControlledDevice(configure: { $0.clock = .scaled(10) }) { _, http in
+            var reply = try await http.get("/api/v1/clock")
+            #expect(reply.json["mode"] == "scaled" && reply.json["speed"] == 10)
+            reply = try await http.post("/api/v1/clock/advance", #"{"by": "1s"}"#)
+            #expect(reply.status == 409 && reply.error?.contains("the clock is scaled") == true)
+        }
+    }
+
+    @Test("scenario: loaded into the running device, reset to its start (connections, journal, expectations), reported")
+    func scenario() async throws {
+        try await withControlledDevice { simulator, http in
+            let scenario = #"""
+                {"name": "loads a film", "device": {"name": "ignored"},
+                 "expectations": [{"name": "loads", "message": {"namespace": "media", "type": "LOAD"}}]}
+                """#
+            var reply = try await http.put("/api/v1/scenario", scenario)
+            #expect(reply.status == 200 && reply.json["name"] == "loads a film" && reply.json["expectations"] == 1)
+            // The running device keeps its identity.
+            #expect(try await http.get("/api/v1/state").json["device"]?["name"] == "Test TV")
+
+            reply = try await http.get("/api/v1/report")
+            #expect(reply.json["passed"] == false && reply.json["expectations"]?[0]?["reason"] == "not seen by the end of the run")
+            let (sender, _) = try await Self.playing(simulator)
+            reply = try await http.get("/api/v1/report")
+            #expect(reply.json["passed"] == true && reply.json["scenario"] == "loads a film")
+            reply = try await http.get("/api/v1/report?format=junit")
+            #expect(reply.headers["content-type"] == "application/xml" && reply.body.contains(#"<testcase classname="castsim.loads a film" name="loads""#))
+
+            await simulator.advanceClock(by: 30)
+            reply = try await http.post("/api/v1/reset", "")
+            #expect(reply.status == 200 && reply.json["name"] == "loads a film")
+            #expect(await sender.waitForClose())
+            #expect(try await http.get("/api/v1/journal").json["messages"] == [])
+            #expect(try await http.get("/api/v1/report").json["passed"] == false)
+            let state = try await http.get("/api/v1/state").json
+            #expect(state["time"] == 0 && state["media"] == .null && state["connections"] == [])
+
+            reply = try await http.put("/api/v1/scenario", #"{"name": "broken", "timeline": [{"at": "soon", "remote": "pause"}]}"#)
+            #expect(reply.status == 422 && reply.json["issues"]?[0]?["path"] == "timeline[0].at")
+            reply = try await http.put("/api/v1/scenario", #"{"name": "#)
+            #expect(reply.status == 400 && reply.error?.contains("not JSON") == true)
+            reply = try await http.get("/api/v1/report?format=xml")
+            #expect(reply.status == 400 && reply.error?.contains("json or junit") == true)
+            #expect(try await http.get("/api/v1/scenario").json["name"] == "loads a film")
+        }
+    }
+
+    @Test("events: Server-Sent Events of device events, messages and clock moves")
+    func events() async throws {
+        try await withControlledDevice { simulator, http in
+            let reply = try await http.stream("/api/v1/events", whileOpen: {
+                try await Task.sleep(for: .milliseconds(100))
+                _ = try await http.post("/api/v1/act", #"{"standby": true}"#)
+                let sender = try await CastTestSender.connect(to: simulator)
+                _ = try await sender.connectToReceiver()
+                _ = try await http.post("/api/v1/clock/advance", #"{"by": "2s"}"#)
+                await sender.close()
+            }, until: { $0.contains("event: clock") })
+            #expect(reply.status == 200 && reply.headers["content-type"] == "text/event-stream")
+            #expect(reply.body.hasPrefix("event: hello\ndata: {\"time\":0}\n\n"))
+            #expect(reply.body.contains(#"event: device"# + "\n" + #"data: {"kind":"standbyChanged","standby":true"#))
+            #expect(reply.body.contains(#""direction":"in""#) && reply.body.contains(#""type":"GET_STATUS""#))
+            #expect(reply.body.contains(#""type":"RECEIVER_STATUS""#))
+            #expect(reply.body.contains("event: clock\ndata: {\"mode\":\"manual\",\"speed\":null,\"time\":2}"))
+
+            let devicesOnly = try await http.stream("/api/v1/events?types=device", whileOpen: {
+                try await Task.sleep(for: .milliseconds(100))
+                _ = try await http.post("/api/v1/act", #"{"standby": false}"#)
+            }, until: { $0.contains("standbyChanged") })
+            #expect(!devicesOnly.body.contains("event: message"))
+            let refused = try await http.get("/api/v1/events?types=gossip")
+            #expect(refused.status == 400 && refused.error?.contains("gossip") == true)
+        }
+    }
+
+    @Test("A token guards every request when set; a non-loopback address needs one")
+    func token() async throws {
+        try await withControlledDevice(token: "s3cret") { _, http in
+            var anonymous = http
+            anonymous.token = nil
+            var reply = try await anonymous.get("/api/v1/state")
+            #expect(reply.status == 401 && reply.headers["www-authenticate"]?.hasPrefix("Bearer") == true && reply.error != nil)
+            var wrong = http
+            wrong.token = "s3cre"
+            #expect(try await wrong.get("/api/v1/state").status == 401)
+            #expect(try await http.get("/api/v1/state").status == 200)
+            #expect(try await anonymous.get("/api/v1/state?token=s3cret").status == 200)
+            reply = try await anonymous.get("/")
+            #expect(reply.status == 401)
+        }
+        try await withCastSimulator { simulator in
+            let refusal = await #expect(throws: ControlStartError.self) {
+                _ = try await ControlServer.start(ControlConfiguration(host: "0.0.0.0", port: 0), simulator: simulator, logger: .init(label: "t"))
+            }
+            #expect(refusal?.description.contains("--control-token") == true)
+        }
+    }
+
+    @Test("Bad requests get a 4xx naming the problem: unknown paths, wrong methods, big bodies, other content types")
+    func refusals() async throws {
+        try await withControlledDevice { _, http in
+            var reply = try await http.get("/api/v2/state")
+            #expect(reply.status == 404 && reply.error?.contains("openapi.json") == true)
+            reply = try await http.request(.PUT, "/api/v1/act", body: "{}", contentType: "application/json")
+            #expect(reply.status == 405 && reply.headers["allow"] == "POST")
+            reply = try await http.request(.PATCH, "/api/v1/journal")
+            #expect(reply.status == 405 && reply.headers["allow"] == "GET, DELETE")
+            let big = #"{"emit": {"namespace": "media", "payload": {"type": "X", "pad": ""# + String(repeating: "a", count: 1 << 20) + #""}}}"#
+            reply = try await http.post("/api/v1/act", big)
+            #expect(reply.status == 413 && reply.error?.contains("1048576-byte limit") == true)
+            reply = try await http.post("/api/v1/act", #"{"standby": true}"#, contentType: "text/xml")
+            #expect(reply.status == 415 && reply.error?.contains("application/json") == true)
+            // curl -d sends a form content type; the body is still read as JSON.
+            reply = try await http.post("/api/v1/act", #"{"standby": true}"#, contentType: "application/x-www-form-urlencoded")
+            #expect(reply.status == 200)
+            let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+            reply = try await http.post("/api/v1/act", deep)
+            #expect(reply.status == 400 && reply.error?.contains("not JSON") == true)
+        }
+    }
+
+    @Test("The OpenAPI document is served, is the file in the repository, and describes every route")
+    func openAPI() async throws {
+        try await withControlledDevice { _, http in
+            let reply = try await http.get("/api/v1/openapi.json")
+            #expect(reply.status == 200 && reply.headers["content-type"] == "application/json")
+            let file = try String(contentsOf: Self.repository.appendingPathComponent("Sources/CastControl/Assets/openapi.json"), encoding: .utf8)
+            #expect(reply.body == file, "Sources/CastControl/Assets changed: run scripts/embed-control-assets.sh")
+            let document = reply.json
+            #expect(document["openapi"]?.stringValue?.hasPrefix("3.") == true)
+            for (path, methods) in ControlRoutes.table {
+                for method in methods {
+                    #expect(document["paths"]?[path]?[method.rawValue.lowercased()] != nil, "\(method) \(path) is not in openapi.json")
+                }
+            }
+            let dashboard = try await http.get("/")
+            #expect(dashboard.status == 200 && dashboard.headers["content-type"] == "text/html; charset=utf-8")
+            #expect(dashboard.body.contains("dashboard.js") && dashboard.body.contains("dashboard.css"))
+            for asset in ["dashboard.js", "dashboard.css"] {
+                let served = try await http.get("/\(asset)")
+                let file = try String(contentsOf: Self.repository.appendingPathComponent("Sources/CastControl/Assets/\(asset)"), encoding: .utf8)
+                #expect(served.status == 200 && served.body == file, "\(asset) differs: run scripts/embed-control-assets.sh")
+            }
+        }
+    }
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+}

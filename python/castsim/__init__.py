@@ -1,0 +1,64 @@
+"""castsim: a Python client of castsim's HTTP control API and a pytest plugin.
+
+- castsim.ControlClient: the control API (state, journal, verify, operator inputs,
+  faults, clock, scenario, reset, report, live events).
+- castsim.CastsimDevice: runs the castsim binary on a free loopback address.
+- castsim.pytest_plugin: the ``castsim``, ``castsim_session`` and ``castsim_shared``
+  fixtures (loaded by pytest through the ``pytest11`` entry point).
+
+Standard library only; the plugin needs pytest, which loads it.
+"""
+
+from .client import (
+    ActResult,
+    Clock,
+    ControlClient,
+    ControlConnectionError,
+    ControlError,
+    Event,
+    EventStream,
+    Issue,
+    Journal,
+    JournalEntry,
+    Nearest,
+    ScenarioInfo,
+    SSEParser,
+    State,
+    VerifyResult,
+    Volume,
+    WaitTimeout,
+    format_duration,
+    parse_duration,
+    parse_sse,
+)
+from .device import CastsimDevice, CastsimError, CastsimNotFound, find_castsim, parse_ready_line
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ActResult",
+    "CastsimDevice",
+    "CastsimError",
+    "CastsimNotFound",
+    "Clock",
+    "ControlClient",
+    "ControlConnectionError",
+    "ControlError",
+    "Event",
+    "EventStream",
+    "Issue",
+    "Journal",
+    "JournalEntry",
+    "Nearest",
+    "ScenarioInfo",
+    "SSEParser",
+    "State",
+    "VerifyResult",
+    "Volume",
+    "WaitTimeout",
+    "find_castsim",
+    "format_duration",
+    "parse_duration",
+    "parse_ready_line",
+    "parse_sse",
+]
