@@ -108,7 +108,8 @@ def test_schemathesis_finds_no_server_error(device: CastsimDevice, sender: Sende
         "--request-timeout", "10",
         "--report", "junit", "--report-junit-path", str(report),
     ]  # fmt: skip
-    run = subprocess.run(command, capture_output=True, text=True, timeout=FUZZ_SECONDS + 120)
+    # In tmp_path: schemathesis keeps a cache (.schemathesis/) in its working directory.
+    run = subprocess.run(command, capture_output=True, text=True, timeout=FUZZ_SECONDS + 120, cwd=tmp_path)
     assert run.returncode == 0, f"schemathesis found problems:\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
     assert "passed" in run.stdout and "generated" in run.stdout, run.stdout[-2000:]
     assert report.is_file()
