@@ -89,8 +89,11 @@ let package = Package(
                 .target(name: "CAvahiClient", condition: .when(traits: ["Avahi"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // eureka_info on 8008/8443: the control API's HTTP stack.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -104,8 +107,8 @@ let package = Package(
             dependencies: [
                 "CastSimulator", "CastScenario", "CastDevice", "CastWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // ControlClient (castsim ctl) speaks HTTP/1 over NIO.
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -2,9 +2,7 @@ import CastSimulator
 import Foundation
 import Hummingbird
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
-import ServiceLifecycle
 
 /// Where and how the control API listens.
 public struct ControlConfiguration: Sendable {
@@ -41,15 +39,13 @@ public final class ControlServer: Sendable {
     /// Where it listens, with the actual port when 0 was asked for.
     public let host: String
     public let port: Int
-    private let serviceGroup: ServiceGroup
-    private let running: Task<Void, any Error>
+    private let server: RunningHTTPServer
     private let streams: EventStreams
 
-    private init(host: String, port: Int, serviceGroup: ServiceGroup, running: Task<Void, any Error>, streams: EventStreams) {
+    private init(host: String, server: RunningHTTPServer, streams: EventStreams) {
         self.host = host
-        self.port = port
-        self.serviceGroup = serviceGroup
-        self.running = running
+        self.port = server.localAddress.port ?? 0
+        self.server = server
         self.streams = streams
     }
 
@@ -67,65 +63,25 @@ public final class ControlServer: Sendable {
         router.add(middleware: ControlGate(token: configuration.token))
         ControlRoutes(simulator: simulator, maximumBodyBytes: configuration.maximumBodyBytes, streams: streams).register(on: router)
 
-        let start = NIOLockedValueBox(StartState.pending)
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .notice)
-        let application = Application(
-            router: router,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "castsim",
-                                 reuseAddress: true),
-            onServerRunning: { channel in start.withLockedValue { $0.settle(.success(channel.localAddress?.port ?? configuration.port)) } },
-            eventLoopGroupProvider: .singleton,
-            logger: serverLogger)
-        let serviceGroup = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: serverLogger))
-        let running = Task {
-            do {
-                try await serviceGroup.run()
-                start.withLockedValue { $0.settle(.failure(ControlStartError(description: "the control server stopped as it started"))) }
-            } catch {
-                start.withLockedValue { $0.settle(.failure(error)) }
-                throw error
-            }
-        }
-        let port: Int
         do {
-            port = try await withCheckedThrowingContinuation { continuation in
-                start.withLockedValue { $0.await(continuation) }
+            let server = try await RunningHTTPServer.start(logger: serverLogger) { onServerRunning in
+                Application(
+                    router: router,
+                    configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "castsim",
+                                         reuseAddress: true),
+                    onServerRunning: onServerRunning, eventLoopGroupProvider: .singleton, logger: serverLogger)
             }
+            return ControlServer(host: configuration.host, server: server, streams: streams)
         } catch {
             throw ControlStartError(description: "cannot listen on \(configuration.host):\(configuration.port) for the control API: \(error)")
         }
-        return ControlServer(host: configuration.host, port: port, serviceGroup: serviceGroup, running: running, streams: streams)
     }
 
     /// Ends every event stream, stops listening and waits for requests in flight.
     public func stop() async {
         streams.finishAll()
-        await serviceGroup.triggerGracefulShutdown()
-        _ = await running.result
-    }
-}
-
-/// The control server's start: bound to a port, or failed, and who waits to hear which.
-private enum StartState {
-    case pending
-    case waiting(CheckedContinuation<Int, any Error>)
-    case settled(Result<Int, any Error>)
-
-    mutating func settle(_ result: Result<Int, any Error>) {
-        switch self {
-        case .pending: self = .settled(result)
-        case .waiting(let continuation):
-            self = .settled(result)
-            continuation.resume(with: result)
-        case .settled: break
-        }
-    }
-
-    mutating func await(_ continuation: CheckedContinuation<Int, any Error>) {
-        switch self {
-        case .pending, .waiting: self = .waiting(continuation)
-        case .settled(let result): continuation.resume(with: result)
-        }
+        await server.stop()
     }
 }

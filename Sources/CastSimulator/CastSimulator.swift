@@ -6,7 +6,8 @@ import CastWire
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP1
+import Hummingbird
+import HummingbirdCore
 import NIOPosix
 import NIOSSL
 
@@ -31,6 +32,8 @@ public final class CastSimulator: Sendable {
     private let runner: NIOLoopBound<DeviceRunner>
     /// Every listener, the Cast port's moved ones (a `restore` elsewhere) included.
     private let listeners: NIOLockedValueBox<[any Channel]>
+    /// eureka_info on the HTTP and HTTPS ports.
+    private let httpServers: [RunningHTTPServer]
     private let discovery: RunningDiscovery?
     private let completion: EventLoopFuture<Void>
     /// Open ``news(buffering:)`` streams, finished when the simulator stops.
@@ -38,8 +41,7 @@ public final class CastSimulator: Sendable {
 
     private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup,
                  runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: NIOLockedValueBox<[any Channel]>,
-                 discovery: RunningDiscovery?,
-                 cast: SocketAddress, http: SocketAddress?, https: SocketAddress?) {
+                 discovery: RunningDiscovery?, cast: SocketAddress, http: RunningHTTPServer?, https: RunningHTTPServer?) {
         self.completion = completion
         self.configuration = configuration
         self.tls = tls
@@ -47,9 +49,10 @@ public final class CastSimulator: Sendable {
         self.runner = runner
         self.listeners = listeners
         self.discovery = discovery
+        httpServers = [http, https].compactMap { $0 }
         castAddress = cast
-        httpAddress = http
-        httpsAddress = https
+        httpAddress = http?.localAddress
+        httpsAddress = https?.localAddress
     }
 
     /// Certifies the device's keys, binds every port and starts the device.
@@ -61,8 +64,11 @@ public final class CastSimulator: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let logger = configuration.logger
-        // Shut down if the start fails after it: its completion promise must not leak.
+        // What is up when a later part of the start fails, to take down again (the
+        // runner's completion promise must not leak).
         var startedRunner: NIOLoopBound<DeviceRunner>?
+        var listeners: [any Channel] = []
+        var httpServers: [RunningHTTPServer] = []
         do {
             let (runner, completion) = try await loop.submit {
                 let runner = DeviceRunner.start(configuration, authority: credentials, loop: loop)
@@ -70,47 +76,23 @@ public final class CastSimulator: Sendable {
             }.get()
             startedRunner = runner
 
-            var listeners: [any Channel] = []
-            /// Binds one listener; a failure says which address, port and listener.
-            func listen(_ listener: ListenError.Listener, port: Int, _ bootstrap: ServerBootstrap) async throws -> any Channel {
-                do {
-                    let channel = try await bootstrap.serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                        .bind(host: configuration.host, port: port).get()
-                    listeners.append(channel)
-                    return channel
-                } catch {
-                    for channel in listeners { try? await channel.close() }
-                    throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
-                }
+            let cast: any Channel
+            do {
+                cast = try await castBootstrap(group: group, runner: runner, tls: tls, configuration: configuration)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .bind(host: configuration.host, port: configuration.castPort).get()
+                listeners.append(cast)
+            } catch {
+                throw ListenError(listener: .cast, host: configuration.host, port: configuration.castPort, error: error)
             }
-            let cast = try await listen(.cast, port: configuration.castPort, castBootstrap(group: group, runner: runner, tls: tls,
-                                                                                         configuration: configuration))
-
-            func httpListener(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?) async throws -> (any Channel)? {
-                guard let port else { return nil }
-                let identity = configuration.device.identity
-                return try await listen(listener, port: port, ServerBootstrap(group: group)
-                    .childChannelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            let sync = channel.pipeline.syncOperations
-                            if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls.current.context)) }
-                            try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                            try sync.addHandler(DeviceHTTPHandler(identity: identity))
-                        }
-                    })
-            }
-            let http = try await httpListener(.http, port: configuration.httpPort, tls: nil)
-            let https = try await httpListener(.https, port: configuration.httpsPort, tls: tls)
+            let http = try await eurekaServer(.http, port: configuration.httpPort, tls: nil, group: group, configuration: configuration)
+            http.map { httpServers.append($0) }
+            let https = try await eurekaServer(.https, port: configuration.httpsPort, tls: tls, group: group, configuration: configuration)
+            https.map { httpServers.append($0) }
 
             let castAddress = cast.localAddress!
             let allListeners = NIOLockedValueBox(listeners)
-            let discovery: RunningDiscovery?
-            do {
-                discovery = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort, loop: loop)
-            } catch {
-                for channel in listeners { try? await channel.close() }
-                throw error
-            }
+            let discovery = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort, loop: loop)
             try await loop.submit {
                 runner.value.eventListeners.append { event in
                     discovery?.deviceEvent(event, snapshot: { runner.value.snapshot })
@@ -134,12 +116,38 @@ public final class CastSimulator: Sendable {
             tls.scheduleRenewal(on: loop, logger: logger)
             return CastSimulator(
                 configuration: configuration, tls: tls, group: group, runner: runner,
-                completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress,
-                http: http?.localAddress, https: https?.localAddress)
+                completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress, http: http, https: https)
         } catch {
             if let runner = startedRunner { try? await loop.submit { runner.value.shutDown() }.get() }
+            for server in httpServers { await server.stop() }
+            for channel in listeners { try? await channel.close() }
             try? await group.shutdownGracefully()
             throw error
+        }
+    }
+
+    /// `/setup/eureka_info` on `port` (nil: not served), over TLS when `tls` is given; a
+    /// port it cannot bind is a ``ListenError`` naming `listener`.
+    private static func eurekaServer(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?,
+                                     group: MultiThreadedEventLoopGroup, configuration: SimulatorConfiguration) async throws
+        -> RunningHTTPServer?
+    {
+        guard let port else { return nil }
+        let router = EurekaRoutes.router(identity: configuration.device.identity)
+        let server: HTTPServerBuilder = tls.map { tls in
+            HTTPServerBuilder { responder in RenewingTLSChannel(base: HTTP1Channel(responder: responder), tls: tls) }
+        } ?? .http1()
+        // Hummingbird's and the service group's own lines say nothing a user needs.
+        var quiet = configuration.logger
+        quiet.logLevel = max(quiet.logLevel, .warning)
+        do {
+            return try await RunningHTTPServer.start(logger: quiet) { onServerRunning in
+                Application(router: router, server: server,
+                            configuration: .init(address: .hostname(configuration.host, port: port), serverName: nil, reuseAddress: true),
+                            onServerRunning: onServerRunning, eventLoopGroupProvider: .shared(group), logger: quiet)
+            }
+        } catch {
+            throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
         }
     }
 
@@ -223,6 +231,7 @@ public final class CastSimulator: Sendable {
         // Goodbyes before the device goes.
         await discovery?.shutDown()
         for listener in listeners.withLockedValue({ $0 }) { try? await listener.close() }
+        for server in httpServers { await server.stop() }
         try? await group.shutdownGracefully()
     }
 

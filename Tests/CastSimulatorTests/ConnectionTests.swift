@@ -119,6 +119,20 @@ struct ConnectionTests {
         }
     }
 
+    @Test("eureka_info answers another method with 405 and any other path with 404, as JSON")
+    func eurekaInfoErrors() async throws {
+        try await withCastSimulator { simulator in
+            for (address, secure) in [(simulator.httpAddress!, false), (simulator.httpsAddress!, true)] {
+                let post = try await httpRequest(address: address, secure: secure, method: "POST", path: "/setup/eureka_info")
+                #expect(post.status == 405 && post.body == #"{"error":"use GET"}"#)
+                #expect(post.head.lowercased().contains("allow: get"))
+                #expect(post.head.lowercased().contains("content-type: application/json"))
+                let other = try await httpRequest(address: address, secure: secure, path: "/setup/offer")
+                #expect(other.status == 404 && other.body == #"{"error":"not found"}"#)
+            }
+        }
+    }
+
     @Test("closeConnection with a reset drops the sender's connection")
     func reset() async throws {
         let scenario = try Scenario.parse(Data("""

@@ -42,6 +42,9 @@ struct DeviceAuthIntegrationTests {
             _ = try await late.connectToReceiver()
             let lateDER = Data(try await late.peerCertificateDER())
             #expect(lateDER != earlyDER && lateDER == simulator.credentials.tls.der)
+            // eureka_info over HTTPS presents the renewed certificate too.
+            let https = try await httpRequest(address: try #require(simulator.httpsAddress), secure: true, path: "/setup/eureka_info")
+            #expect(https.status == 200 && https.peerCertificateDER.map { Data($0) } == lateDER)
             let earlyCertificate = try Certificate(derEncoded: Array(earlyDER))
             let lateCertificate = try Certificate(derEncoded: Array(lateDER))
             #expect(lateCertificate.notValidAfter > earlyCertificate.notValidAfter)

@@ -53,6 +53,23 @@ struct RuntimeDefectTests {
         }
     }
 
+    @Test("An HTTP or HTTPS port in use is named too: which listener, which port")
+    func httpPortInUse() async throws {
+        try await withCastSimulator { first in
+            for (listener, port) in [(ListenError.Listener.http, try #require(first.httpAddress?.port)),
+                                     (.https, try #require(first.httpsAddress?.port))] {
+                do {
+                    _ = try await withCastSimulator(configure: {
+                        $0.castPort = 0
+                        if listener == .http { $0.httpPort = port } else { $0.httpPort = 0; $0.httpsPort = port }
+                    }) { _ in Issue.record("a second simulator bound the same \(listener) port") }
+                } catch let error as ListenError {
+                    #expect(error.listener == listener && error.port == port && error.reason == .inUse, "\(error)")
+                }
+            }
+        }
+    }
+
     @Test("A start that fails after the device is up (a named interface that does not exist) throws, and leaks nothing")
     func failedStartAfterTheDevice() async throws {
         // A manual clock with steps ahead: nothing scheduled on the loop holds the device,

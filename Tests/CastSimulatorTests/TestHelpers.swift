@@ -40,8 +40,26 @@ struct CertificateFacts {
     }
 }
 
-/// A one-shot HTTP/1.1 GET over a fresh connection, with TLS (no verification) if asked.
+/// A one-shot HTTP/1.1 GET over a fresh connection, with TLS (no verification) if asked;
+/// the body of a 200, else it throws.
 func httpGet(address: SocketAddress, secure: Bool, path: String) async throws -> String {
+    let reply = try await httpRequest(address: address, secure: secure, path: path)
+    guard reply.status == 200 else { throw TestError("status \(reply.status): \(reply.head)") }
+    return reply.body
+}
+
+/// What a server answered: the status, the head's text, the body, and over TLS the
+/// certificate it presented.
+struct HTTPReply {
+    var status: Int
+    var head: String
+    var body: String
+    var peerCertificateDER: [UInt8]?
+}
+
+/// One request over a fresh connection (`Connection: close`), with TLS (no verification)
+/// if asked.
+func httpRequest(address: SocketAddress, secure: Bool, method: String = "GET", path: String) async throws -> HTTPReply {
     let group = MultiThreadedEventLoopGroup.singleton
     let received = NIOLockedValueBox(ByteBuffer())
     let done = group.next().makePromise(of: Void.self)
@@ -56,12 +74,17 @@ func httpGet(address: SocketAddress, secure: Bool, path: String) async throws ->
             try channel.pipeline.syncOperations.addHandler(ResponseCollector(received: received, done: done))
         }
     }.connect(to: address).get()
-    try await channel.writeAndFlush(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: castsim\r\nConnection: close\r\n\r\n"))
+    try await channel.writeAndFlush(ByteBuffer(string: "\(method) \(path) HTTP/1.1\r\nHost: castsim\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+    // Read once the handshake is done, before the connection closes.
+    let certificate: [UInt8]? = secure ? try await channel.eventLoop.submit {
+        try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).peerCertificate?.toDERBytes()
+    }.get() : nil
     try await done.futureResult.get()
     let text = received.withLockedValue { String(buffer: $0) }
     guard let split = text.range(of: "\r\n\r\n") else { throw TestError("no HTTP header end in \(text)") }
-    guard text.hasPrefix("HTTP/1.1 200") else { throw TestError("status: \(text.prefix(40))") }
-    return String(text[split.upperBound...])
+    let head = String(text[..<split.lowerBound])
+    guard head.hasPrefix("HTTP/1.1 "), let status = Int(head.dropFirst(9).prefix(3)) else { throw TestError("status line: \(text.prefix(40))") }
+    return HTTPReply(status: status, head: head, body: String(text[split.upperBound...]), peerCertificateDER: certificate)
 }
 
 private final class ResponseCollector: ChannelInboundHandler, Sendable {
