@@ -71,6 +71,17 @@ package struct ControlClient: Sendable {
     package func exchange(_ method: HTTPMethod, _ path: String, body: String?, contentType: String?, headers extra: [(String, String)],
                           onHead: @escaping @Sendable () async throws -> Void = {},
                           stop: @escaping @Sendable (String) -> Bool) async throws -> Reply {
+        try await exchange(method, path, body: body, contentType: contentType, headers: extra, onHead: onHead, keepingBody: true) { _, body in
+            stop(body)
+        }
+    }
+
+    /// Sends a request and hands each piece of the reply's body to `onChunk` as it comes,
+    /// with the body so far when `keepingBody` (a stream that runs for hours keeps none);
+    /// reads until the reply ends or `onChunk` says it is enough.
+    package func exchange(_ method: HTTPMethod, _ path: String, body: String?, contentType: String?, headers extra: [(String, String)],
+                          onHead: @escaping @Sendable () async throws -> Void = {}, keepingBody: Bool,
+                          onChunk: @escaping @Sendable (_ chunk: String, _ body: String) -> Bool) async throws -> Reply {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -79,7 +90,10 @@ package struct ControlClient: Sendable {
                 }
             }
         return try await channel.executeThenClose { inbound, outbound in
-            var headers = HTTPHeaders([("Host", host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"), ("Connection", "close")])
+            var headers = HTTPHeaders([("Connection", "close")])
+            if !extra.contains(where: { $0.0.lowercased() == "host" }) {
+                headers.add(name: "Host", value: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
+            }
             if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
             if let contentType { headers.add(name: "Content-Type", value: contentType) }
             for (name, value) in extra { headers.add(name: name, value: value) }
@@ -95,8 +109,9 @@ package struct ControlClient: Sendable {
                     for (name, value) in head.headers { reply.headers[name.lowercased()] = value }
                     try await onHead()
                 case .body(let buffer):
-                    reply.body += String(buffer: buffer)
-                    if stop(reply.body) { return reply }
+                    let chunk = String(buffer: buffer)
+                    if keepingBody { reply.body += chunk }
+                    if onChunk(chunk, reply.body) { return reply }
                 case .end:
                     return reply
                 }

@@ -56,7 +56,7 @@ struct ControlRoutes: Sendable {
             return ControlResponse.json(try await scenarioSummary())
         }
         router.get("\(Self.prefix)/report") { request, _ in try await report(request) }
-        router.get("\(Self.prefix)/events") { request, _ in try streams.open(request, simulator: simulator) }
+        router.get("\(Self.prefix)/events") { request, _ in try await streams.open(request, simulator: simulator) }
     }
 
     // MARK: Endpoints
@@ -73,10 +73,10 @@ struct ControlRoutes: Sendable {
     private func journal(_ request: Request, unhandledOnly: Bool) async throws -> Response {
         var filter = try JournalView.Filter(query: Self.query(request))
         if unhandledOnly { filter.unhandledOnly = true }
-        let entries = filter.apply(try await simulator.journal())
+        let (entries, more) = filter.apply(try await simulator.journal())
         let counts = try await simulator.journalCounts()
         return ControlResponse.json([
-            "messages": .array(entries.map(JournalView.json)),
+            "messages": .array(entries.map(JournalView.json)), "more": .bool(more),
             "kept": .number(Double(counts.kept)), "seen": .number(Double(counts.seen)),
         ])
     }
@@ -132,11 +132,19 @@ struct ControlRoutes: Sendable {
         case (nil, nil):
             throw ControlError.badRequest("expected \"message\": a pattern such as {\"namespace\": \"media\", \"type\": \"LOAD\"}, or \"sequence\": [patterns]")
         }
+        // A journal past its limit no longer holds the oldest messages: counts then cover
+        // only what it keeps, and the answer says so.
+        let counts = try await simulator.journalCounts()
+        let dropped = counts.seen - counts.kept
+        let message = dropped > 0
+            ? result.message + " (the journal dropped its \(dropped) oldest message\(dropped == 1 ? "" : "s") past --journal-limit: they were not checked)"
+            : result.message
         return ControlResponse.json([
             "passed": .bool(result.passed), "count": .number(Double(result.count)), "expected": .string(result.expected),
+            "complete": .bool(dropped == 0),
             "matches": .array(result.matches.map(JournalView.json)),
             "nearest": .array(result.nearest.map { ["entry": JournalView.json($0.entry), "differences": .array($0.differences.map(JSONValue.string))] }),
-            "message": .string(result.message),
+            "message": .string(message),
         ])
     }
 
@@ -151,7 +159,7 @@ struct ControlRoutes: Sendable {
         do {
             try await simulator.act(action)
         } catch let refusal as ControlRefusal {
-            throw ControlError(status: refusal.isMissingConnection ? .notFound : .conflict, message: refusal.description)
+            throw ControlError(status: refusal.namesNothing ? .notFound : .conflict, message: refusal.description)
         }
         return ControlResponse.json(["done": .string(Self.summary(of: body)), "time": .number(try await simulator.clock().time.seconds)])
     }
@@ -235,18 +243,24 @@ struct ControlRoutes: Sendable {
         }
     }
 
-    /// The body, at most `limit` bytes, if its content type is JSON (or unsaid).
+    /// The body, at most `limit` bytes, if it is JSON by its content type. Only JSON: a
+    /// form or text body is what a web page elsewhere can send without asking (curl users
+    /// add `-H 'Content-Type: application/json'`).
     static func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
-        if let type = request.headers[.contentType]?.lowercased(), !type.hasPrefix("application/json"),
-           !type.hasPrefix("application/x-www-form-urlencoded") {
-            // curl -d sends x-www-form-urlencoded: its body is still read as JSON.
+        let type = request.headers[.contentType]?.lowercased()
+        if let type, !type.hasPrefix("application/json") {
             throw ControlError(status: .unsupportedMediaType, message: "expected a JSON body (Content-Type: application/json), got \(type)")
         }
+        let body: ByteBuffer
         do {
-            return try await request.body.collect(upTo: limit)
+            body = try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw ControlError(status: .contentTooLarge, message: "the body is over the \(limit)-byte limit")
         }
+        if type == nil, body.readableBytes > 0 {
+            throw ControlError(status: .unsupportedMediaType, message: "a body needs Content-Type: application/json")
+        }
+        return body
     }
 
     static func json(_ request: Request, limit: Int) async throws -> JSONValue {
@@ -271,5 +285,11 @@ struct ControlRoutes: Sendable {
 }
 
 extension ControlRefusal {
-    var isMissingConnection: Bool { if case .noSuchConnection = self { true } else { false } }
+    /// A thing named that does not exist (404), rather than a state that refuses (409).
+    var namesNothing: Bool {
+        switch self {
+        case .noSuchConnection(.connection), .noSuchApp: true
+        default: false
+        }
+    }
 }

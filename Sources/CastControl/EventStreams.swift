@@ -14,8 +14,10 @@ final class EventStreams: Sendable {
     static let kinds: Set<String> = ["device", "message", "clock", "reset"]
     static let keepAliveInterval: Duration = .seconds(15)
     static let buffer = 4096
+    /// Streams open at once: each holds up to `buffer` events for a slow reader.
+    static let maximumOpen = 64
 
-    func open(_ request: Request, simulator: CastSimulator) throws -> Response {
+    func open(_ request: Request, simulator: CastSimulator) async throws -> Response {
         let query = ControlRoutes.query(request)
         if let unknown = query.keys.sorted().first(where: { $0 != "types" && $0 != "token" }) {
             throw ControlError.badRequest("unknown query parameter \"\(unknown)\"; expected types")
@@ -27,6 +29,10 @@ final class EventStreams: Sendable {
                 throw ControlError.badRequest("types: unknown event type \"\(unknown)\"; expected a comma-separated list of \(Self.kinds.sorted().joined(separator: ", "))")
             }
         }
+        guard open.withLockedValue({ $0.count }) < Self.maximumOpen else {
+            throw ControlError(status: .tooManyRequests, message: "\(Self.maximumOpen) event streams are open already; close one first")
+        }
+        let now = try await simulator.clock().time
         let (frames, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(Self.buffer))
         let id = lastId.withLockedValue { $0 += 1; return $0 }
         open.withLockedValue { $0[id] = continuation }
@@ -48,9 +54,12 @@ final class EventStreams: Sendable {
             keepAlive.cancel()
             open.withLockedValue { $0[id] = nil }
         }
-        let hello = Self.frame("hello", ["time": .number(0)])
+        let hello = Self.frame("hello", ["time": .number(now.seconds)])
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // However the response ends (a write to a client that has gone throws), the
+            // stream ends with it: its news subscription and keep-alive go.
+            defer { continuation.finish() }
             try await writer.write(hello)
             for await frame in frames { try await writer.write(frame) }
             try await writer.finish(nil)

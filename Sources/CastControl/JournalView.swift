@@ -88,14 +88,23 @@ enum JournalView {
             return true
         }
 
-        /// The newest `limit` entries that pass, oldest first.
-        func apply(_ entries: [JournalEntry]) -> [JournalEntry] {
+        /// The entries that pass, oldest first, at most `limit`: after a cursor (`after`),
+        /// the oldest ones past it, so that a poller who fell behind reads on from where
+        /// it was; without one, the newest. `more` says some that pass were left out.
+        func apply(_ entries: [JournalEntry]) -> (entries: [JournalEntry], more: Bool) {
             var kept: [JournalEntry] = []
-            for entry in entries.reversed() where admits(entry) {
-                kept.append(entry)
-                if kept.count == limit { break }
+            if after != nil {
+                for entry in entries where admits(entry) {
+                    if kept.count == limit { return (kept, true) }
+                    kept.append(entry)
+                }
+                return (kept, false)
             }
-            return kept.reversed()
+            for entry in entries.reversed() where admits(entry) {
+                if kept.count == limit { return (kept.reversed(), true) }
+                kept.append(entry)
+            }
+            return (kept.reversed(), false)
         }
 
         static func integer(_ text: String, _ name: String, in range: ClosedRange<Int>) throws(ControlError) -> Int {

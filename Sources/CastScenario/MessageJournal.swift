@@ -21,8 +21,9 @@ public struct JournalEntry: Sendable, Equatable {
         case outbound = "out"
     }
 
-    /// Numbers every message the journal was given, from 1, never reused (not even after
-    /// ``MessageJournal/clear()``), so a reader can ask for what came after the last it saw.
+    /// Numbers every message the journal was given, from 1, never reused (not after
+    /// ``MessageJournal/clear()``, nor after a reset, whose new journal numbers on), so a
+    /// reader can ask for what came after the last it saw.
     public var sequence: Int
     public var time: SimTime
     public var direction: Direction
@@ -60,7 +61,10 @@ package struct MessageJournal: Sendable {
     /// Where the oldest entry is in `ring` once it is full.
     private var start = 0
 
-    package init(limit: Int = MessageJournal.defaultLimit) { self.limit = max(0, limit) }
+    package init(limit: Int = MessageJournal.defaultLimit, numberingAfter sequence: Int = 0) {
+        self.limit = max(0, limit)
+        lastSequence = max(0, sequence)
+    }
 
     package mutating func record(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID],
                                  at time: SimTime) {

@@ -344,6 +344,9 @@ struct ScenarioParser {
             let payload = reader.read { try value.required("payload", "the JSON object to send") }
             if let payload, payload.value["type"]?.stringValue == nil {
                 reader.fail(payload, "expected an object with a \"type\" (senders index data[\"type\"])")
+            } else if let payload, case let size = payload.value.jsonText().utf8.count, size > CastFraming.maxPayloadBytes {
+                // No Cast frame carries it: the device would drop it at the wire.
+                reader.fail(payload, "\(size) bytes of JSON; a Cast message carries at most \(CastFraming.maxPayloadBytes)")
             }
             let source = reader.read(value["from"]) { try $0.string(nonEmpty: true) }
             let to = selector(value["to"], default: .all)

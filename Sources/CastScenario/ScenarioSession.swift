@@ -50,18 +50,22 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     // Faults
     private var heartbeatsStoppedUntil: SimTime?
     private var unresponsiveUntil: SimTime?
-    /// Replies held back: to every connection, or to `connection` alone.
-    private var replyDelay: (by: Double, until: SimTime, connection: ConnectionID?)?
+    /// Replies held back to every connection (a `delayReplies` without `which`).
+    private var replyDelay: (by: Double, until: SimTime)?
+    /// Replies held back to chosen connections, each on its own terms.
+    private var connectionReplyDelays: [ConnectionID: (by: Double, until: SimTime)] = [:]
     private var heldOutbound: [(release: SimTime, output: DeviceOutput)] = []
 
     // Expectations
     private(set) var progress: [ExpectationProgress]
 
+    /// `journalSequence`: the last number a journal before this one gave (a reset), so
+    /// that numbers are never reused while the process runs.
     package init(scenario: Scenario, authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn,
-                 journalLimit: Int = MessageJournal.defaultLimit, now: SimTime = .zero) {
+                 journalLimit: Int = MessageJournal.defaultLimit, journalSequence: Int = 0, now: SimTime = .zero) {
         self.scenario = scenario
         self.now = now
-        journal = MessageJournal(limit: journalLimit)
+        journal = MessageJournal(limit: journalLimit, numberingAfter: journalSequence)
         device = SimulatedDevice(configuration: scenario.device, authority: authority, apps: apps, now: now)
         progress = scenario.expectations.map { _ in ExpectationProgress() }
         var watched = Set<String>()
@@ -245,14 +249,21 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
                 if let until = unresponsiveUntil, now < until { continue }
                 if let until = heartbeatsStoppedUntil, now < until, envelope.namespace == CastNamespace.heartbeat { continue }
                 if let delay = replyDelay, now < delay.until {
-                    guard let stalled = delay.connection else {
-                        heldOutbound.append((now + delay.by, output))
-                        continue
+                    heldOutbound.append((now + delay.by, output))
+                    continue
+                }
+                if !connectionReplyDelays.isEmpty {
+                    // The stalled connections get it later, each on its own terms; the
+                    // others now.
+                    var others: [ConnectionID] = []
+                    for recipient in recipients {
+                        if let delay = connectionReplyDelays[recipient], now < delay.until {
+                            heldOutbound.append((now + delay.by, .send(envelope, to: [recipient])))
+                        } else {
+                            others.append(recipient)
+                        }
                     }
-                    // One connection stalls; the others get the message now.
-                    if recipients.contains(stalled) {
-                        heldOutbound.append((now + delay.by, .send(envelope, to: [stalled])))
-                        let others = recipients.filter { $0 != stalled }
+                    if others.count < recipients.count {
                         if !others.isEmpty { pass(.send(envelope, to: others)) }
                         continue
                     }
@@ -264,6 +275,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
                 if case .connectionClosed(let connection, _) = event.kind {
                     // Messages a rule holds for it are dropped when they come due.
                     connections.closed(connection)
+                    connectionReplyDelays[connection] = nil
                 }
                 if let happening = ScenarioEvent(event.kind) { happened(happening, at: event.time) }
             case .close, .log:
@@ -335,11 +347,11 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         case .delayReplies(let by, let seconds, let selector):
             if let selector {
                 for connection in select(selector) {
-                    replyDelay = (by, now + seconds, connection)
+                    connectionReplyDelays[connection] = (by, now + seconds)
                     fault(.delayReplies(by: by, until: now + seconds, connection: connection))
                 }
             } else {
-                replyDelay = (by, now + seconds, nil)
+                replyDelay = (by, now + seconds)
                 fault(.delayReplies(by: by, until: now + seconds, connection: nil))
             }
         case .advance(let seconds):

@@ -37,7 +37,7 @@ public final class CastSimulator: Sendable {
     private let discovery: RunningDiscovery?
     private let completion: EventLoopFuture<Void>
     /// Open ``news(buffering:)`` streams, finished when the simulator stops.
-    private let newsStreams = NIOLockedValueBox<[AsyncStream<SimulatorNews>.Continuation]>([])
+    private let newsStreams = NIOLockedValueBox((open: [Int: AsyncStream<SimulatorNews>.Continuation](), lastId: 0))
 
     private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup,
                  runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: NIOLockedValueBox<[any Channel]>,
@@ -226,7 +226,7 @@ public final class CastSimulator: Sendable {
     public func stop() async {
         let runner = self.runner
         tls.stop()
-        for stream in newsStreams.withLockedValue({ $0 }) { stream.finish() }
+        for stream in newsStreams.withLockedValue({ Array($0.open.values) }) { stream.finish() }
         try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
         // Goodbyes before the device goes.
         await discovery?.shutDown()
@@ -282,14 +282,19 @@ public final class CastSimulator: Sendable {
     }
 
     /// Carries out a timeline action now, as a scenario step would (the control API's
-    /// `act`). Refused when it names a connection that is not open, or advances a clock
-    /// that is not manual.
+    /// `act`). Refused when it would do nothing (it targets connections and none of them
+    /// is open, or launches an app the device does not offer), or advances a clock that
+    /// is not manual.
     public func act(_ action: TimelineStep.Action) async throws {
         let runner = self.runner
         try await runner.eventLoop.submit {
             let runner = runner.value
-            if let selector = action.namedConnection, !runner.session.selects(selector) {
+            if let selector = action.targetedConnections, !runner.session.selects(selector) {
                 throw ControlRefusal.noSuchConnection(selector)
+            }
+            if case .device(.launchApp(let appId)) = action {
+                let offered = runner.session.scenario.device.apps.map(\.appId)
+                if !offered.contains(appId) { throw ControlRefusal.noSuchApp(appId, offered: offered) }
             }
             if case .advance = action, runner.clockReading.mode != .manual { throw ControlRefusal.clockNotManual(runner.clockReading.mode) }
             runner.act(action)
@@ -349,13 +354,34 @@ public final class CastSimulator: Sendable {
     public func news(buffering limit: Int = 4096) -> AsyncStream<SimulatorNews> {
         let runner = self.runner
         let (stream, continuation) = AsyncStream.makeStream(of: SimulatorNews.self, bufferingPolicy: .bufferingNewest(limit))
-        runner.eventLoop.execute {
-            let id = runner.value.subscribe { continuation.yield($0) }
-            continuation.onTermination = { _ in runner.eventLoop.execute { runner.value.unsubscribe(id) } }
+        let streamId = newsStreams.withLockedValue { streams in
+            streams.lastId += 1
+            streams.open[streams.lastId] = continuation
+            return streams.lastId
         }
-        newsStreams.withLockedValue { $0.append(continuation) }
+        // Read and written on the loop only: whichever of subscribing and ending runs
+        // first, the runner keeps no subscriber for a stream that has ended.
+        let subscription = NIOLockedValueBox((id: Int?.none, ended: false))
+        continuation.onTermination = { [newsStreams] _ in
+            newsStreams.withLockedValue { _ = $0.open.removeValue(forKey: streamId) }
+            runner.eventLoop.execute {
+                let id = subscription.withLockedValue { state in
+                    state.ended = true
+                    return state.id
+                }
+                if let id { runner.value.unsubscribe(id) }
+            }
+        }
+        runner.eventLoop.execute {
+            guard !subscription.withLockedValue({ $0.ended }) else { return }
+            let id = runner.value.subscribe { continuation.yield($0) }
+            subscription.withLockedValue { $0.id = id }
+        }
         return stream
     }
+
+    /// How many ``news(buffering:)`` streams are open (each holds a subscriber on the device).
+    package var openNewsStreams: Int { newsStreams.withLockedValue { $0.open.count } }
 
     /// Returns once the scenario's timeline has run and every expectation is decided
     /// (or the simulator stops).
@@ -366,13 +392,17 @@ public final class CastSimulator: Sendable {
 
 /// Why the device will not carry out a control request now.
 public enum ControlRefusal: Error, Sendable, CustomStringConvertible {
+    /// A connection by id that is not open, or (all, first, last) no connection at all.
     case noSuchConnection(TimelineStep.ConnectionSelector)
+    case noSuchApp(String, offered: [String])
     case clockNotManual(ClockMode)
 
     public var description: String {
         switch self {
         case .noSuchConnection(.connection(let id)): "no open connection \(id.rawValue)"
-        case .noSuchConnection: "no connection is open"
+        case .noSuchConnection: "no connection is open: no sender would get it"
+        case .noSuchApp(let appId, let offered):
+            "this device offers no app \(appId); it offers \(offered.joined(separator: ", ")) (a scenario's device.apps)"
         case .clockNotManual(let mode):
             "the clock is \(mode.name); only a manual clock (--manual-clock, or a scenario's \"clock\": {\"mode\": \"manual\"}) is advanced by hand"
         }
@@ -391,15 +421,13 @@ extension ClockMode {
 }
 
 extension TimelineStep.Action {
-    /// The connection an action names by id, if it does: it must be open.
-    var namedConnection: TimelineStep.ConnectionSelector? {
-        let selector: TimelineStep.ConnectionSelector? = switch self {
+    /// The connections an action is for, if it is for some: at least one must be open.
+    var targetedConnections: TimelineStep.ConnectionSelector? {
+        switch self {
         case .emit(_, _, let to, _): to
         case .closeConnection(let which, _), .sendFrame(let which, _): which
         case .delayReplies(_, _, let which): which
         default: nil
         }
-        if case .connection? = selector { return selector }
-        return nil
     }
 }

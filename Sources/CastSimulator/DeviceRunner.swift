@@ -161,7 +161,8 @@ package final class DeviceRunner {
         waitingInputs.removeAll()
         unflushed.removeAll()
         logger.notice("device reset: scenario \"\(scenario.name)\" from its start, \(open.count) connection\(open.count == 1 ? "" : "s") closed")
-        session = ScenarioSession(scenario: scenario, authority: authority, apps: apps, journalLimit: journalLimit)
+        session = ScenarioSession(scenario: scenario, authority: authority, apps: apps, journalLimit: journalLimit,
+                                  journalSequence: session.journal.lastSequence)
         clock = SimulationClock(mode: clockMode)
         publishedSequence = session.journal.lastSequence
         if !wasAdvertised {

@@ -44,9 +44,10 @@ struct CtlCommand: AsyncParsableCommand {
         let reply: ControlClient.Reply
         do {
             if request.streams {
-                _ = try await client.exchange(request.method, request.path, body: nil, contentType: nil, headers: []) { text in
+                _ = try await client.exchange(request.method, request.path, body: nil, contentType: nil, headers: [],
+                                              keepingBody: false) { chunk, _ in
                     // Printed as it comes; never "enough": it runs until interrupted.
-                    FileHandle.standardOutput.write(Data(text.utf8))
+                    FileHandle.standardOutput.write(Data(chunk.utf8))
                     return false
                 }
                 return

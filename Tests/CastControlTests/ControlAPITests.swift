@@ -82,9 +82,20 @@ struct ControlAPITests {
             reply = try await http.get("/api/v1/journal?direction=out&type=MEDIA_STATUS&limit=1")
             let newest = try #require(reply.json["messages"]?[0])
             #expect(reply.json["messages"]?.arrayValue?.count == 1 && newest["connections"] == [1])
-            let after = try #require(newest["seq"]?.intValue)
-            reply = try await http.get("/api/v1/journal?after=\(after)")
-            #expect(reply.json["messages"]?.arrayValue?.allSatisfy { ($0["seq"]?.intValue ?? 0) > after } == true)
+            #expect(reply.json["more"] == true)  // older MEDIA_STATUS messages were left out
+
+            // Polling with a cursor reads on from it, oldest first, page by page; without
+            // one, a limited answer is the newest.
+            #expect(sequences.count >= 5)
+            reply = try await http.get("/api/v1/journal?after=\(sequences[0])&limit=2")
+            #expect(reply.json["messages"]?.arrayValue?.compactMap { $0["seq"]?.intValue } == Array(sequences[1...2]))
+            #expect(reply.json["more"] == true)
+            reply = try await http.get("/api/v1/journal?after=\(sequences[sequences.count - 3])&limit=2")
+            #expect(reply.json["messages"]?.arrayValue?.compactMap { $0["seq"]?.intValue } == Array(sequences.suffix(2)))
+            #expect(reply.json["more"] == false)
+            reply = try await http.get("/api/v1/journal?limit=2")
+            #expect(reply.json["messages"]?.arrayValue?.compactMap { $0["seq"]?.intValue } == Array(sequences.suffix(2)))
+            #expect(reply.json["more"] == true)
 
             reply = try await http.get("/api/v1/journal/unhandled")
             let unhandled = reply.json["messages"]?.arrayValue ?? []
@@ -194,6 +205,25 @@ struct ControlAPITests {
             await simulator.advanceClock(by: 5)
             #expect(await sender.waitFor { _, json in json["requestId"] == 501 } != nil)
 
+            // "which": "all" stalls every open connection, each on these terms.
+            reply = try await http.post("/api/v1/act", #"{"delayReplies": {"by": "2s", "for": "30s", "which": "all"}}"#)
+            #expect(reply.status == 200)
+            try await sender.send(to: CastEndpoint.platformReceiver, CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 503])
+            try await other.send(from: "sender-other", to: CastEndpoint.platformReceiver, CastNamespace.receiver,
+                                 ["type": "GET_STATUS", "requestId": 504])
+            #expect(await sender.waitFor(timeout: .milliseconds(300)) { _, json in json["requestId"] == 503 } == nil)
+            #expect(await other.waitFor(timeout: .milliseconds(100)) { _, json in json["requestId"] == 504 } == nil)
+            await simulator.advanceClock(by: 2)
+            #expect(await sender.waitFor { _, json in json["requestId"] == 503 } != nil)
+            #expect(await other.waitFor { _, json in json["requestId"] == 504 } != nil)
+
+            // What would do nothing is refused, saying why.
+            reply = try await http.post("/api/v1/act", #"{"launchApp": "ABCDEF12"}"#)
+            #expect(reply.status == 404 && reply.error?.contains("offers no app ABCDEF12") == true && reply.error?.contains("CC1AD845") == true)
+            let huge = #"{"emit": {"namespace": "media", "payload": {"type": "X", "pad": ""# + String(repeating: "a", count: 70_000) + #""}}}"#
+            reply = try await http.post("/api/v1/act", huge)
+            #expect(reply.status == 400 && reply.json["issues"]?[0]?["path"] == "emit.payload" && reply.error?.contains("at most 64512") == true)
+
             reply = try await http.post("/api/v1/act", #"{"closeConnection": {"which": 2, "mode": "reset"}}"#)
             #expect(reply.status == 200)
             #expect(await other.waitForClose())
@@ -211,6 +241,13 @@ struct ControlAPITests {
             reply = try await http.post("/api/v1/act", "")
             #expect(reply.status == 400 && reply.error == "expected a JSON body, got none")
             await sender.close()
+            var open = 1
+            for _ in 0..<100 where open > 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                open = try await simulator.snapshot().connections.count
+            }
+            reply = try await http.post("/api/v1/act", #"{"closeConnection": {"which": "all"}}"#)
+            #expect(reply.status == 409 && reply.error == "no connection is open: no sender would get it")
         }
     }
 
@@ -262,6 +299,7 @@ struct ControlAPITests {
             #expect(reply.headers["content-type"] == "application/xml" && reply.body.contains(#"<testcase classname="castsim.loads a film" name="loads""#))
 
             await simulator.advanceClock(by: 30)
+            let lastBeforeReset = try #require(try await http.get("/api/v1/journal?limit=1").json["messages"]?[0]?["seq"]?.intValue)
             reply = try await http.post("/api/v1/reset", "")
             #expect(reply.status == 200 && reply.json["name"] == "loads a film")
             #expect(await sender.waitForClose())
@@ -269,6 +307,12 @@ struct ControlAPITests {
             #expect(try await http.get("/api/v1/report").json["passed"] == false)
             let state = try await http.get("/api/v1/state").json
             #expect(state["time"] == 0 && state["media"] == .null && state["connections"] == [])
+            // The new journal numbers on: a poller's cursor from before the reset still works.
+            let again = try await CastTestSender.connect(to: simulator)
+            _ = try await again.connectToReceiver()
+            let firstAfterReset = try #require(try await http.get("/api/v1/journal").json["messages"]?[0]?["seq"]?.intValue)
+            #expect(firstAfterReset == lastBeforeReset + 1)
+            await again.close()
 
             reply = try await http.put("/api/v1/scenario", #"{"name": "broken", "timeline": [{"at": "soon", "remote": "pause"}]}"#)
             #expect(reply.status == 422 && reply.json["issues"]?[0]?["path"] == "timeline[0].at")
@@ -283,6 +327,7 @@ struct ControlAPITests {
     @Test("events: Server-Sent Events of device events, messages and clock moves")
     func events() async throws {
         try await withControlledDevice { simulator, http in
+            await simulator.advanceClock(by: 7)
             let reply = try await http.stream("/api/v1/events", whileOpen: {
                 try await Task.sleep(for: .milliseconds(100))
                 _ = try await http.post("/api/v1/act", #"{"standby": true}"#)
@@ -292,11 +337,12 @@ struct ControlAPITests {
                 await sender.close()
             }, until: { $0.contains("event: clock") })
             #expect(reply.status == 200 && reply.headers["content-type"] == "text/event-stream")
-            #expect(reply.body.hasPrefix("event: hello\ndata: {\"time\":0}\n\n"))
+            // hello says when it is on the device's clock.
+            #expect(reply.body.hasPrefix("event: hello\ndata: {\"time\":7}\n\n"))
             #expect(reply.body.contains(#"event: device"# + "\n" + #"data: {"kind":"standbyChanged","standby":true"#))
             #expect(reply.body.contains(#""direction":"in""#) && reply.body.contains(#""type":"GET_STATUS""#))
             #expect(reply.body.contains(#""type":"RECEIVER_STATUS""#))
-            #expect(reply.body.contains("event: clock\ndata: {\"mode\":\"manual\",\"speed\":null,\"time\":2}"))
+            #expect(reply.body.contains("event: clock\ndata: {\"mode\":\"manual\",\"speed\":null,\"time\":9}"))
 
             let devicesOnly = try await http.stream("/api/v1/events?types=device", whileOpen: {
                 try await Task.sleep(for: .milliseconds(100))
@@ -305,6 +351,19 @@ struct ControlAPITests {
             #expect(!devicesOnly.body.contains("event: message"))
             let refused = try await http.get("/api/v1/events?types=gossip")
             #expect(refused.status == 400 && refused.error?.contains("gossip") == true)
+            // The streams the clients closed hold no subscriber on the device once the
+            // server finds them gone: a write fails (an event, or the 15 s keep-alive). The
+            // first write after the client left still succeeds (TCP learns of the close
+            // from the peer's answer to it), so two events.
+            _ = try await http.post("/api/v1/act", #"{"standby": true}"#)
+            try await Task.sleep(for: .milliseconds(200))
+            _ = try await http.post("/api/v1/act", #"{"standby": false}"#)
+            var open = simulator.openNewsStreams
+            for _ in 0..<100 where open > 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                open = simulator.openNewsStreams
+            }
+            #expect(open == 0)
         }
     }
 
@@ -345,9 +404,26 @@ struct ControlAPITests {
             #expect(reply.status == 413 && reply.error?.contains("1048576-byte limit") == true)
             reply = try await http.post("/api/v1/act", #"{"standby": true}"#, contentType: "text/xml")
             #expect(reply.status == 415 && reply.error?.contains("application/json") == true)
-            // curl -d sends a form content type; the body is still read as JSON.
+            // A form or a body with no type is what a page elsewhere sends without asking.
             reply = try await http.post("/api/v1/act", #"{"standby": true}"#, contentType: "application/x-www-form-urlencoded")
+            #expect(reply.status == 415 && reply.error?.contains("application/json") == true)
+            reply = try await http.post("/api/v1/act", #"{"standby": true}"#, contentType: nil)
+            #expect(reply.status == 415 && reply.error == "a body needs Content-Type: application/json")
+            #expect(try await http.post("/api/v1/reset", "", contentType: nil).status == 200)
+            // Browsers: only this server's own pages; no site's name rebound to loopback.
+            reply = try await http.request(.POST, "/api/v1/act", body: #"{"standby": true}"#, contentType: "application/json",
+                                           headers: [("Origin", "https://attacker.example")])
+            #expect(reply.status == 403 && reply.error?.contains("https://attacker.example") == true)
+            reply = try await http.request(.GET, "/api/v1/state", headers: [("Origin", "null")])
+            #expect(reply.status == 403)
+            reply = try await http.request(.POST, "/api/v1/act", body: #"{"standby": false}"#, contentType: "application/json",
+                                           headers: [("Origin", "http://127.0.0.1:\(http.port)")])
             #expect(reply.status == 200)
+            reply = try await http.request(.GET, "/api/v1/state", headers: [("Host", "rebound.attacker.example:\(http.port)")])
+            #expect(reply.status == 403 && reply.error?.contains("loopback") == true)
+            reply = try await http.request(.GET, "/api/v1/state", headers: [("Host", "127.example.com")])
+            #expect(reply.status == 403)
+            #expect(try await http.request(.GET, "/api/v1/state", headers: [("Host", "localhost:\(http.port)")]).status == 200)
             let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
             reply = try await http.post("/api/v1/act", deep)
             #expect(reply.status == 400 && reply.error?.contains("not JSON") == true)

@@ -9,22 +9,30 @@ import Testing
 /// It counts the whole process's memory, so scripts/test.sh runs it on its own.
 @Suite("Connection churn over real TLS", .timeLimit(.minutes(5)))
 struct ChurnTests {
-    @Test("5,000 connections opened and closed return descriptors to the baseline and memory to within a few MB")
+    @Test("5,000 connections opened and closed return descriptors to the baseline and leave no memory behind")
     func churnLeavesNothingBehind() async throws {
         try await withCastSimulator { simulator in
             // Warm up first: caches, the client's event loop and the allocator's arenas
             // settle in the first few hundred connections.
             try await Self.churn(simulator, connections: 300)
             let descriptors = try Self.openDescriptors()
-            let resident = try Self.residentBytes()
 
-            try await Self.churn(simulator, connections: 5_000)
+            // Two rounds of 2,500. What a connection leaves behind grows every round; the
+            // allocator's one-off steps (a thread's new arena on a busy machine: 8 MiB at
+            // once was seen) happen in one round at most. So the smaller of the two
+            // rounds' growths is the leak: under 3 MiB is under 1.2 KiB a connection.
+            var growths: [Int] = []
+            for _ in 0..<2 {
+                let before = try Self.residentBytes()
+                try await Self.churn(simulator, connections: 2_500)
+                growths.append(try Self.residentBytes() - before)
+            }
 
             #expect(try await simulator.inspect { $0.connections.count } == 0)
             let descriptorsAfter = try Self.openDescriptors()
             #expect(descriptorsAfter <= descriptors, "descriptors before \(descriptors), after \(descriptorsAfter)")
-            let grown = try Self.residentBytes() - resident
-            #expect(grown < 8 << 20, "resident memory grew by \(grown >> 10) KiB over 5,000 connections")
+            #expect(growths.min()! < 3 << 20, "resident memory grew by \(growths.map { $0 >> 10 }) KiB in two rounds of 2,500 connections")
+            #expect(growths.reduce(0, +) < 24 << 20, "resident memory grew by \(growths.map { $0 >> 10 }) KiB in two rounds of 2,500 connections")
         }
     }
 

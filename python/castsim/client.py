@@ -406,13 +406,16 @@ class Journal:
     messages: List[JournalEntry]
     kept: Optional[int]
     seen: Optional[int]
+    # Entries that pass the filters were left out past ``limit``: with ``after``, newer
+    # ones (ask again after the last ``seq``); without, older ones.
+    more: bool = False
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, data: Any) -> "Journal":
         data = _dict(data)
         return cls([JournalEntry.from_json(m) for m in data.get("messages") or []],
-                   data.get("kept"), data.get("seen"), data)
+                   data.get("kept"), data.get("seen"), data.get("more") is True, data)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -91,3 +94,37 @@ def test_the_control_api_binds_only_loopback_without_a_token(castsim_bin: Path) 
         capture_output=True, text=True, timeout=30)
     assert result.returncode != 0
     assert "--control-host 0.0.0.0 is reachable from the network: give a --control-token" in result.stderr
+
+
+def test_ctl_events_prints_each_event_once_as_it_comes(castsim_bin: Path, device: CastsimDevice) -> None:
+    follower = subprocess.Popen(
+        [str(castsim_bin), "ctl", "--url", device.control_url, "events"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: "queue.Queue[str]" = queue.Queue()
+    # The stream never ends by itself: a thread reads it, the test waits with a deadline.
+    threading.Thread(target=lambda: [lines.put(line) for line in follower.stdout], daemon=True).start()
+    seen: list[str] = []
+
+    def wait_for(count: int, marker: str) -> None:
+        deadline = time.monotonic() + 10
+        while sum(marker in line for line in seen) < count:
+            try:
+                seen.append(lines.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                raise AssertionError(f"{count} x {marker!r} not printed; got {seen}") from None
+
+    try:
+        wait_for(1, "event: hello")
+        for standby in ("true", "false", "true"):
+            assert ctl(castsim_bin, device, "act", f'{{"standby": {standby}}}').returncode == 0
+        wait_for(3, '"kind":"standbyChanged"')
+        time.sleep(0.3)  # anything printed twice would be here by now
+        while not lines.empty():
+            seen.append(lines.get())
+        # Each event once: a follower that printed everything again with each new chunk
+        # would show the hello line again and again.
+        assert sum(line.startswith("event: hello") for line in seen) == 1
+        assert sum('"kind":"standbyChanged"' in line for line in seen) == 3
+    finally:
+        follower.terminate()
+        follower.wait(timeout=10)

@@ -10,7 +10,7 @@ enum ControlAssets {
   "info": {
     "title": "castsim control API",
     "version": "1.0.0",
-    "description": "Controls and inspects a running castsim, a mock Google Cast device: its state, the journal of the Cast messages it exchanged in both directions, checks against that journal with scenario expectation patterns, operator inputs, messages and faults applied now (scenario timeline actions), the simulation clock, the running scenario and its report, and a live event stream. Times are simulation seconds. Errors are a 4xx status with `{\"error\": \"...\", \"issues\": [...]}`. When castsim was started with `--control-token`, every request needs `Authorization: Bearer TOKEN` (the event stream also takes `?token=`); without one, no authorization is needed."
+    "description": "Controls and inspects a running castsim, a mock Google Cast device: its state, the journal of the Cast messages it exchanged in both directions, checks against that journal with scenario expectation patterns, operator inputs, messages and faults applied now (scenario timeline actions), the simulation clock, the running scenario and its report, and a live event stream. Times are simulation seconds. Errors are a 4xx status with `{\"error\": \"...\", \"issues\": [...]}`. When castsim was started with `--control-token`, every request needs `Authorization: Bearer TOKEN` (the event stream also takes `?token=`); without one, no authorization is needed. Requests a browser marks with an `Origin` other than this server's own are refused (403), and so, without a token, are requests whose `Host` is not a loopback address or localhost: a web page elsewhere cannot drive or read the device. A body must be `Content-Type: application/json`."
   },
   "servers": [
     {
@@ -79,6 +79,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -139,6 +142,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -160,6 +166,9 @@ enum ControlAssets {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
@@ -218,6 +227,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -260,6 +272,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           },
@@ -279,7 +294,7 @@ enum ControlAssets {
           "device"
         ],
         "summary": "Apply one action now",
-        "description": "Applies one action now: one timeline step of a scenario file without its `at` or `after`, exactly one action key, in the scenario syntax (`castsim schema`). Operator inputs (remote, volume, buffering, playerError, standby, launchApp, stopApp, emp, deviceAuth, withdraw, restore), messages (emit) and faults (closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame). A connection id that is not open answers 404.",
+        "description": "Applies one action now: one timeline step of a scenario file without its `at` or `after`, exactly one action key, in the scenario syntax (`castsim schema`). Operator inputs (remote, volume, buffering, playerError, standby, launchApp, stopApp, emp, deviceAuth, withdraw, restore), messages (emit) and faults (closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame). An action that would do nothing is refused: a connection id that is not open, or an app the device does not offer (`launchApp`), answers 404; `all`, `first` or `last` while no connection is open answers 409. An `emit` payload over a Cast message's 64512 bytes of JSON answers 400. `delayReplies` with `which` holds back each chosen connection's replies on its own terms; without, every connection's.",
         "requestBody": {
           "required": true,
           "description": "Exactly one action key.",
@@ -307,6 +322,9 @@ enum ControlAssets {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -351,6 +369,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -393,6 +414,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           },
@@ -432,6 +456,9 @@ enum ControlAssets {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
@@ -483,6 +510,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           },
@@ -522,6 +552,9 @@ enum ControlAssets {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
@@ -576,6 +609,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -589,7 +625,7 @@ enum ControlAssets {
           "events"
         ],
         "summary": "Live event stream (Server-Sent Events)",
-        "description": "Server-Sent Events; each event has an `event:` name and JSON `data:`. `hello` (`{\"time\": 0.0}`) comes first, on connect. `device`: a typed device event, `{\"time\": 3.2, \"kind\": \"playerStateChanged\", \"text\": \"...\", ...fields}`, kinds as the core names them (connectionOpened, connectionClosed, senderConnected, senderDisconnected, appLaunched, appStopped, mediaSessionStarted, mediaSessionEnded, itemChanged, playerStateChanged, volumeChanged, streamVolumeChanged, playbackRateChanged, activeTracksChanged, textTrackStyleChanged, standbyChanged, advertisementChanged, faultApplied). `message`: a journal entry (as in `GET /api/v1/journal`). `clock`: the clock after a manual advance. `reset`: after a reset or a scenario load. A comment line (`: keep-alive`) every 15 s. The stream does not end by itself. A client too slow to keep up loses the oldest events (the stream never holds the device back).",
+        "description": "Server-Sent Events; each event has an `event:` name and JSON `data:`. `hello` comes first, on connect, with the simulation time then (`{\"time\": 12.5}`). `device`: a typed device event, `{\"time\": 3.2, \"kind\": \"playerStateChanged\", \"text\": \"...\", ...fields}`, kinds as the core names them (connectionOpened, connectionClosed, senderConnected, senderDisconnected, appLaunched, appStopped, mediaSessionStarted, mediaSessionEnded, itemChanged, playerStateChanged, volumeChanged, streamVolumeChanged, playbackRateChanged, activeTracksChanged, textTrackStyleChanged, standbyChanged, advertisementChanged, faultApplied, messageUnhandled). `message`: a journal entry (as in `GET /api/v1/journal`). `clock`: the clock after a manual advance. `reset`: after a reset or a scenario load. A comment line (`: keep-alive`) every 15 s. The stream does not end by itself. A client too slow to keep up loses the oldest events (the stream never holds the device back).",
         "parameters": [
           {
             "name": "types",
@@ -629,8 +665,14 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           }
         }
       }
@@ -656,6 +698,9 @@ enum ControlAssets {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
@@ -685,6 +730,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -713,6 +761,9 @@ enum ControlAssets {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -740,6 +791,9 @@ enum ControlAssets {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
@@ -1918,7 +1972,8 @@ enum ControlAssets {
         "required": [
           "messages",
           "kept",
-          "seen"
+          "seen",
+          "more"
         ],
         "properties": {
           "messages": {
@@ -1937,6 +1992,10 @@ enum ControlAssets {
             "type": "integer",
             "minimum": 0,
             "description": "Messages since the journal was last cleared, kept or not."
+          },
+          "more": {
+            "type": "boolean",
+            "description": "Some messages that pass the filters were left out past `limit`: with `after`, the newer ones (ask again after the last `seq`); without, the older ones."
           }
         }
       },
@@ -2059,7 +2118,8 @@ enum ControlAssets {
           "passed",
           "count",
           "matches",
-          "nearest"
+          "nearest",
+          "complete"
         ],
         "properties": {
           "passed": {
@@ -2107,6 +2167,10 @@ enum ControlAssets {
           "message": {
             "type": "string",
             "description": "The outcome in words."
+          },
+          "complete": {
+            "type": "boolean",
+            "description": "False when the journal has dropped messages past its limit (`--journal-limit`) since it was last cleared: the count covers only the messages it keeps."
           }
         }
       },
@@ -2382,6 +2446,26 @@ enum ControlAssets {
       },
       "UnprocessableEntity": {
         "description": "The scenario does not validate; `issues` lists every problem at its JSON path.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "Forbidden": {
+        "description": "A request a web page made: it carries an `Origin` that is not this server's own, or (without `--control-token`) its `Host` is not a loopback address or localhost. The control API serves its own dashboard and clients that are not browsers.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "TooManyRequests": {
+        "description": "Too many event streams are open at once (64).",
         "content": {
           "application/json": {
             "schema": {
