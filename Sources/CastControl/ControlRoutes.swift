@@ -65,9 +65,11 @@ struct ControlRoutes: Sendable {
         try Self.noQuery(request)
         let snapshot = try await simulator.snapshot()
         let clock = try await simulator.clock()
-        // The journal only for what the EMP view shows of it.
-        let journal = snapshot.runningApp?.state.emp == nil ? [] : try await simulator.journal()
-        return ControlResponse.json(StateView.json(snapshot, clock: clock, journal: journal))
+        // The journal only for what the EMP view shows of it: the newest EMP events sent.
+        let empEvents = snapshot.runningApp?.state.emp == nil ? [] : try await simulator.journal(newest: StateView.empEventCount) {
+            $0.direction == .outbound && $0.envelope.namespace == CastNamespace.emp
+        }
+        return ControlResponse.json(StateView.json(snapshot, clock: clock, empEvents: empEvents))
     }
 
     private func journal(_ request: Request, unhandledOnly: Bool) async throws -> Response {

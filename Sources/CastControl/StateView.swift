@@ -5,7 +5,11 @@ import CastWire
 
 /// `GET /api/v1/state`: the device as a sender would see it, and more, as JSON.
 enum StateView {
-    static func json(_ snapshot: DeviceSnapshot, clock: (mode: ClockMode, time: SimTime), journal: [JournalEntry]) -> JSONValue {
+    /// How many of the newest EMP events the state shows.
+    static let empEventCount = 20
+
+    /// `empEvents`: the newest EMP custom-namespace messages the device sent, oldest first.
+    static func json(_ snapshot: DeviceSnapshot, clock: (mode: ClockMode, time: SimTime), empEvents: [JournalEntry]) -> JSONValue {
         let identity = snapshot.identity
         var links: [ConnectionID: [JSONValue]] = [:]
         for sender in snapshot.senders {
@@ -29,7 +33,7 @@ enum StateView {
                 ["id": .number(Double(id.rawValue)), "senders": .array(links[id] ?? [])]
             }),
             "media": snapshot.media.map(media) ?? nil,
-            "emp": snapshot.runningApp?.state.emp.map { emp($0, journal: journal) } ?? nil,
+            "emp": snapshot.runningApp?.state.emp.map { emp($0, events: empEvents) } ?? nil,
         ]
     }
 
@@ -68,14 +72,10 @@ enum StateView {
     }
 
     /// What the EMP receiver plays, and the newest EMP events it sent (from the journal).
-    static func emp(_ emp: EMPSnapshot, journal: [JournalEntry]) -> JSONValue {
+    static func emp(_ emp: EMPSnapshot, events: [JournalEntry]) -> JSONValue {
         let grant = emp.entitlement
         func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? nil }
         func optional(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? nil }
-        let events = journal.reversed().lazy
-            .filter { $0.direction == .outbound && $0.envelope.namespace == CastNamespace.emp }
-            .prefix(20)
-            .map { JournalView.json($0) }
         return [
             "assetId": optional(emp.assetId), "channelId": optional(emp.channelId), "programId": optional(emp.programId),
             "live": .bool(emp.isLive), "timeshiftEnabled": .bool(emp.timeshiftEnabled), "autoplay": .bool(emp.autoplay),
@@ -86,7 +86,7 @@ enum StateView {
                 "minBitrate": optional(grant.minBitrate), "maxBitrate": optional(grant.maxBitrate),
                 "maxResHeight": optional(grant.maxResHeight),
             ],
-            "lastEvents": .array(Array(events.reversed())),
+            "lastEvents": .array(events.map(JournalView.json)),
         ]
     }
 }

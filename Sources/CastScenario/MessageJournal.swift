@@ -108,6 +108,19 @@ package struct MessageJournal: Sendable {
         return (ring.count - wanted..<ring.count).map { ring[(start + $0) % ring.count] }
     }
 
+    /// The newest `count` entries that `matches` admits, oldest first, walking back from
+    /// the newest without copying the rest.
+    package func newest(_ count: Int, where matches: (JournalEntry) -> Bool) -> [JournalEntry] {
+        var found: [JournalEntry] = []
+        var back = 0
+        while back < ring.count, found.count < count {
+            let entry = ring[(start + ring.count - 1 - back) % ring.count]
+            if matches(entry) { found.append(entry) }
+            back += 1
+        }
+        return found.reversed()
+    }
+
     /// The inbound messages kept, oldest first.
     package var messages: [ReceivedMessage] { entries.compactMap(\.received) }
 

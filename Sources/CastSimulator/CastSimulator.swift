@@ -307,6 +307,14 @@ public final class CastSimulator: Sendable {
         return try await runner.eventLoop.submit { runner.value.session.journal.entries }.get()
     }
 
+    /// The newest `count` journal entries `matches` admits, oldest first, picked on the
+    /// device's loop (the dashboard asks for the state after every event: no copy of a
+    /// journal of thousands for the last few).
+    public func journal(newest count: Int, where matches: @escaping @Sendable (JournalEntry) -> Bool) async throws -> [JournalEntry] {
+        let runner = self.runner
+        return try await runner.eventLoop.submit { runner.value.session.journal.newest(count, where: matches) }.get()
+    }
+
     /// How many messages the journal has seen since it was cleared, and how many it keeps.
     public func journalCounts() async throws -> (seen: Int, kept: Int) {
         let runner = self.runner

@@ -473,3 +473,80 @@ def test_the_log_stays_bounded_with_many_messages(
           f"page: {counts}, {row_nodes} row nodes; pause round trip {click_seconds:.2f}s")
     after = log_count(browser)
     assert after[1] == LOG_MAX, after
+
+
+EMP_APP_ID = "F40E2D17"
+NS_EMP = "urn:x-cast:com.ericsson.cast.receiver"
+EMP_SCENARIO = {
+    "name": "dashboard EMP",
+    "clock": {"mode": "manual"},
+    "device": {"idleTimeout": "0s", "heartbeatInterval": "0s"},
+    "exposure": {
+        "epoch": "2026-05-01T18:00:00Z",
+        "businessUnits": [{"customer": "Blixt", "businessUnit": "Play", "sessionTokens": {"tok": "valid"}}],
+        "channels": {"news-24": {"title": "News 24", "programs": [
+            {"programId": "morning", "assetId": "morning-news", "title": "Morning News", "start": "0s", "end": "10m"},
+            {"programId": "weather", "assetId": "weather", "title": "Weather", "start": "10m", "end": "20m"},
+        ]}},
+    },
+}
+
+
+def receive_until(connection: CastConnection, wanted: Callable[[str, dict], bool], what: str) -> dict:
+    """Read messages until one is wanted (namespace, parsed payload); fail after 10 s."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        message = connection.receive(timeout=max(0.1, deadline - time.monotonic()))
+        if message is None:
+            break
+        payload = json.loads(message.payload_utf8) if message.payload_utf8 else {}
+        if wanted(message.namespace, payload):
+            return payload
+    raise AssertionError(f"no {what} within 10 s")
+
+
+def test_an_emp_session_shows_channel_program_entitlement_and_events(
+    castsim_factory: Callable[..., CastsimDevice], browser: WebDriver, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "emp.json"
+    scenario.write_text(json.dumps(EMP_SCENARIO))
+    device = castsim_factory(extra_args=("--scenario", str(scenario)))
+    sender = CastConnection(device.host, CAST_PORT)
+    try:
+        # What an EMP sender does: launch the EMP receiver, join it, LOAD a channel.
+        sender.send(NS_CONNECTION, text=json.dumps({"type": "CONNECT"}))
+        sender.send(NS_RECEIVER, text=json.dumps({"type": "LAUNCH", "appId": EMP_APP_ID, "requestId": 1}))
+        status = receive_until(
+            sender,
+            lambda ns, p: ns == NS_RECEIVER and p.get("type") == "RECEIVER_STATUS"
+            and any(a.get("appId") == EMP_APP_ID for a in p["status"].get("applications", [])),
+            "RECEIVER_STATUS with the EMP receiver")
+        transport = next(a["transportId"] for a in status["status"]["applications"] if a["appId"] == EMP_APP_ID)
+        sender.send(NS_CONNECTION, text=json.dumps({"type": "CONNECT"}), destination=transport)
+        sender.send(NS_MEDIA, destination=transport, text=json.dumps({
+            "type": "LOAD", "requestId": 2, "autoplay": True, "credentials": "tok",
+            "media": {"contentId": "news-24", "streamType": "LIVE", "contentType": "video/mp4"},
+            "customData": {"customer": "Blixt", "businessUnit": "Play"},
+        }))
+        receive_until(sender, lambda ns, p: ns == NS_MEDIA and p.get("type") == "MEDIA_STATUS", "MEDIA_STATUS after LOAD")
+
+        open_dashboard(browser, device)
+        wait_until(lambda: attr(browser, "#emp-panel", "hidden") is None, what="the EMP panel to show")
+        wait_until(lambda: text(browser, '[data-emp-field="channelId"]') == "news-24", what="the channel in the EMP panel",
+                   details=lambda: text(browser, "#emp"))
+        assert text(browser, '[data-emp-field="programId"]') == "morning"
+        assert "airplayBlocked" in (text(browser, '[data-emp-field="entitlement"]') or "")
+
+        # Across the program boundary on the manual clock: the panel follows, live.
+        request = urllib.request.Request(f"{device.control_url}/api/v1/clock/advance", data=b'{"by": "11m"}',
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.status == 200
+        wait_until(lambda: text(browser, '[data-emp-field="programId"]') == "weather", what="the new program in the EMP panel",
+                   details=lambda: text(browser, "#emp"))
+        wait_until(lambda: "programchanged" in (text(browser, "#emp-events") or ""), what="programchanged in the last EMP events",
+                   details=lambda: text(browser, "#emp-events"))
+        assert "EMP" in (text(browser, "#emp-line") or "")
+        screenshot(browser, "5-emp")
+    finally:
+        sender.sock.close()
