@@ -185,6 +185,7 @@ let package = Package(
             dependencies: [
                 "CastControl", "CastSimulator", "CastSimulatorTesting", "CastScenario", "CastDevice", "CastWire",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -5,6 +5,7 @@ import CastSimulator
 import CastSimulatorTesting
 import CastWire
 import Foundation
+import NIOHTTP1
 import Testing
 
 /// Each endpoint of the control API over real HTTP on loopback: what it answers, and what
@@ -460,6 +461,23 @@ struct ControlAPITests {
             reply = try await http.request(.GET, "/api/v1/state", headers: [("Host", "127.example.com")])
             #expect(reply.status == 403)
             #expect(try await http.request(.GET, "/api/v1/state", headers: [("Host", "localhost:\(http.port)")]).status == 200)
+            // Every endpoint that takes no query or no such method says so.
+            for path in ["/api/v1/clock", "/api/v1/scenario", "/api/v1/state"] {
+                reply = try await http.get("\(path)?colour=red")
+                #expect(reply.status == 400 && reply.error?.contains("\"colour\"") == true, "\(path): \(reply.body)")
+            }
+            reply = try await http.request(.DELETE, "/api/v1/journal?colour=red")
+            #expect(reply.status == 400 && reply.error?.contains("\"colour\"") == true)
+            reply = try await http.post("/api/v1/reset?colour=red", "")
+            #expect(reply.status == 400 && reply.error?.contains("\"colour\"") == true)
+            reply = try await http.get("/api/v1/journal/unhandled?colour=red")
+            #expect(reply.status == 400 && reply.error?.contains("colour") == true)
+            for (method, path, allowed) in [(HTTPMethod.POST, "/api/v1/clock", "GET"), (.GET, "/api/v1/reset", "POST"),
+                                            (.DELETE, "/api/v1/scenario", "GET, PUT"), (.POST, "/api/v1/journal/unhandled", "GET"),
+                                            (.GET, "/api/v1/clock/advance", "POST")] {
+                reply = try await http.request(method, path, body: method == .POST ? "{}" : nil, contentType: method == .POST ? "application/json" : nil)
+                #expect(reply.status == 405 && reply.headers["allow"] == allowed, "\(method) \(path): \(reply.status) \(reply.headers)")
+            }
             let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
             reply = try await http.post("/api/v1/act", deep)
             #expect(reply.status == 400 && reply.error?.contains("not JSON") == true)
@@ -478,6 +496,18 @@ struct ControlAPITests {
             for (path, methods) in ControlRoutes.table {
                 for method in methods {
                     #expect(document["paths"]?[path]?[method.rawValue.lowercased()] != nil, "\(method) \(path) is not in openapi.json")
+                }
+            }
+            // And the other way: what the document names is routed. An unknown query
+            // parameter is answered by the route itself (400) or ignored (200), never 404/405.
+            let documented = document["paths"]?.objectValue ?? [:]
+            #expect(documented.count == ControlRoutes.table.count)
+            for (path, operations) in documented where path != "/api/v1/events" {
+                for method in (operations.objectValue ?? [:]).keys {
+                    let answer = try await http.request(HTTPMethod(rawValue: method.uppercased()), path + "?castsim-probe=1",
+                                                        body: method == "get" || method == "delete" ? nil : "{}",
+                                                        contentType: method == "get" || method == "delete" ? nil : "application/json")
+                    #expect(answer.status != 404 && answer.status != 405, "\(method) \(path): \(answer.status) \(answer.body.prefix(120))")
                 }
             }
             let dashboard = try await http.get("/")
