@@ -290,7 +290,7 @@ extension ControlRefusal {
     /// A thing named that does not exist (404), rather than a state that refuses (409).
     var namesNothing: Bool {
         switch self {
-        case .noSuchConnection(.connection), .noSuchApp: true
+        case .noSuchConnection(.connection), .noSuchApp, .noSuchSender: true
         default: false
         }
     }

@@ -38,7 +38,8 @@ public struct TimelineStep: Sendable, Equatable {
     }
 
     public enum Action: Sendable, Equatable {
-        case emit(namespace: String, source: String?, to: ConnectionSelector, payload: JSONValue)
+        /// `destination`: one sender endpoint (its id) instead of every sender connected to `source`.
+        case emit(namespace: String, source: String?, to: ConnectionSelector, destination: String? = nil, payload: JSONValue)
         case device(OperatorInput)
         case closeConnection(ConnectionSelector, reset: Bool)
         case stopHeartbeats(seconds: Double)

@@ -75,7 +75,7 @@ package enum ScenarioKeys {
     ]
     package static let step = Set(actions + ["at", "after", "name"])
     package static let after: Set<String> = ["event", "delay", "occurrence"]
-    package static let emit: Set<String> = ["namespace", "from", "to", "payload"]
+    package static let emit: Set<String> = ["namespace", "from", "to", "sender", "payload"]
     package static let playerError: Set<String> = ["detailedErrorCode"]
     package static let closeConnection: Set<String> = ["which", "mode"]
     package static let restore: Set<String> = ["host", "port"]
@@ -350,9 +350,10 @@ struct ScenarioParser {
             }
             let source = reader.read(value["from"]) { try $0.string(nonEmpty: true) }
             let to = selector(value["to"], default: .all)
+            let sender = reader.read(value["sender"]) { try $0.string(nonEmpty: true) }
             guard let namespace, let payload, let to else { return nil }
             return .emit(namespace: MessagePattern.namespaceAliases[namespace] ?? namespace,
-                         source: source == "app" ? nil : source, to: to, payload: payload.value)
+                         source: source == "app" ? nil : source, to: to, destination: sender, payload: payload.value)
         case "volume":
             guard reader.members(value, allowed: ScenarioKeys.volume) != nil else { return nil }
             let level = reader.read(value["level"]) { try $0.double(in: 0...1) }

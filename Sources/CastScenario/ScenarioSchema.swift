@@ -356,6 +356,7 @@ package enum ScenarioSchema {
             "namespace": {"$ref": "#/$defs/namespace"},
             "from": {"type": "string", "minLength": 1},
             "to": {"$ref": "#/$defs/connectionSelector"},
+            "sender": {"type": "string", "minLength": 1, "description": "One sender endpoint (its id) the message is addressed to, instead of every sender connected to `from`: on the connections `to` names, or (`to` all) wherever that sender has CONNECTed."},
             "payload": {"$ref": "#/$defs/payload"}
           }
         },

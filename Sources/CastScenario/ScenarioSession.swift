@@ -320,12 +320,14 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         switch step.action {
         case .device(let input):
             emitDevice(device.apply(input, now: now))
-        case .emit(let namespace, let source, let selector, let payload):
+        case .emit(let namespace, let source, let selector, let destination, let payload):
             if selector == .all {
-                emitDevice(device.apply(.sendMessage(namespace: namespace, source: source, connection: nil, payload: payload), now: now))
+                emitDevice(device.apply(.sendMessage(namespace: namespace, source: source, connection: nil, destination: destination,
+                                                     payload: payload), now: now))
             } else {
                 for connection in select(selector) {
-                    emitDevice(device.apply(.sendMessage(namespace: namespace, source: source, connection: connection, payload: payload), now: now))
+                    emitDevice(device.apply(.sendMessage(namespace: namespace, source: source, connection: connection,
+                                                         destination: destination, payload: payload), now: now))
                 }
             }
         case .closeConnection(let selector, let reset):

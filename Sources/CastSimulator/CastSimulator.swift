@@ -292,6 +292,10 @@ public final class CastSimulator: Sendable {
             if let selector = action.targetedConnections, !runner.session.selects(selector) {
                 throw ControlRefusal.noSuchConnection(selector)
             }
+            if case .emit(_, _, .all, let destination?, _) = action,
+               !runner.snapshot.senders.contains(where: { $0.link.peerId == destination }) {
+                throw ControlRefusal.noSuchSender(destination)
+            }
             if case .device(.launchApp(let appId)) = action {
                 let offered = runner.session.scenario.device.apps.map(\.appId)
                 if !offered.contains(appId) { throw ControlRefusal.noSuchApp(appId, offered: offered) }
@@ -403,12 +407,15 @@ public enum ControlRefusal: Error, Sendable, CustomStringConvertible {
     /// A connection by id that is not open, or (all, first, last) no connection at all.
     case noSuchConnection(TimelineStep.ConnectionSelector)
     case noSuchApp(String, offered: [String])
+    /// A sender endpoint (destination id) with no virtual connection on any connection.
+    case noSuchSender(String)
     case clockNotManual(ClockMode)
 
     public var description: String {
         switch self {
         case .noSuchConnection(.connection(let id)): "no open connection \(id.rawValue)"
         case .noSuchConnection: "no connection is open: no sender would get it"
+        case .noSuchSender(let id): "no sender \(id) is connected (CONNECT); name its connection too (\"to\": ID) to send it anyway"
         case .noSuchApp(let appId, let offered):
             "this device offers no app \(appId); it offers \(offered.joined(separator: ", ")) (a scenario's device.apps)"
         case .clockNotManual(let mode):
@@ -432,7 +439,7 @@ extension TimelineStep.Action {
     /// The connections an action is for, if it is for some: at least one must be open.
     var targetedConnections: TimelineStep.ConnectionSelector? {
         switch self {
-        case .emit(_, _, let to, _): to
+        case .emit(_, _, let to, _, _): to
         case .closeConnection(let which, _), .sendFrame(let which, _): which
         case .delayReplies(_, _, let which): which
         default: nil

@@ -230,6 +230,16 @@ struct ControlAPITests {
             #expect(await other.waitFor { envelope, json in envelope.namespace == "urn:x-cast:com.example.test" && json["n"] == 1 } != nil)
             let stray = await sender.waitFor(timeout: .milliseconds(300)) { envelope, _ in envelope.namespace == "urn:x-cast:com.example.test" }
             #expect(stray == nil)
+            // To one sender by its id, wherever it is connected.
+            reply = try await http.post("/api/v1/act", #"""
+                {"emit": {"namespace": "urn:x-cast:com.example.test", "from": "receiver-0", "sender": "sender-other",
+                          "payload": {"type": "HELLO", "n": 2}}}
+                """#)
+            #expect(reply.status == 200)
+            #expect(await other.waitFor { envelope, json in json["n"] == 2 && envelope.destinationId == "sender-other" } != nil)
+            #expect(await sender.waitFor(timeout: .milliseconds(300)) { _, json in json["n"] == 2 } == nil)
+            reply = try await http.post("/api/v1/act", #"{"emit": {"namespace": "media", "sender": "sender-nobody", "payload": {"type": "X"}}}"#)
+            #expect(reply.status == 404 && reply.error?.contains("no sender sender-nobody is connected") == true)
 
             // Stall connection 1's replies for 30 s: connection 2 is answered, 1 only when the clock passes 5 s.
             reply = try await http.post("/api/v1/act", #"{"delayReplies": {"by": "5s", "for": "30s", "which": 1}}"#)

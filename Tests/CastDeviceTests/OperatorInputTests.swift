@@ -91,5 +91,20 @@ struct OperatorInputTests {
         sent = media.device.apply(
             .sendMessage(namespace: "urn:x-cast:test", source: "receiver-0", connection: media.connection, payload: custom))
         #expect(sent.count == 1 && sent[0].envelope.destinationId == "sender-0" && sent[0].to == [media.connection])
+
+        // To one sender endpoint: only where it is connected, addressed to it.
+        let other = media.device.open(9)
+        media.device.connect(other, from: "sender-other", to: media.transportId)
+        media.device.connect(other, from: "sender-third", to: media.transportId)
+        sent = media.device.apply(
+            .sendMessage(namespace: "urn:x-cast:test", source: nil, connection: nil, destination: "sender-other", payload: custom))
+        #expect(sent.count == 1 && sent[0].to == [other] && sent[0].envelope.destinationId == "sender-other" && !sent[0].isBroadcast)
+        // Named with a connection, it goes there even without a CONNECT (any message).
+        sent = media.device.apply(
+            .sendMessage(namespace: "urn:x-cast:test", source: nil, connection: media.connection, destination: "sender-other", payload: custom))
+        #expect(sent.count == 1 && sent[0].to == [media.connection] && sent[0].envelope.destinationId == "sender-other")
+        sent = media.device.apply(
+            .sendMessage(namespace: "urn:x-cast:test", source: nil, connection: nil, destination: "sender-nobody", payload: custom))
+        #expect(sent.isEmpty)
     }
 }

@@ -1208,7 +1208,7 @@ enum ControlAssets {
               "payload"
             ],
             "additionalProperties": false,
-            "description": "The device sends a message: from the running app (\"app\", the default) or another source id, to all (the default), first, last or one connection (by id).",
+            "description": "The device sends a message: from the running app (\"app\", the default) or another source id, to all (the default), first, last or one connection (by id); with `sender`, to that one sender endpoint only.",
             "properties": {
               "namespace": {
                 "$ref": "#/components/schemas/Namespace"
@@ -1220,6 +1220,11 @@ enum ControlAssets {
               },
               "to": {
                 "$ref": "#/components/schemas/ConnectionTarget"
+              },
+              "sender": {
+                "type": "string",
+                "minLength": 1,
+                "description": "One sender endpoint (its senderId) the message is addressed to, instead of every sender connected to `from`: on the connections `to` names, or (`to` all) wherever that sender has CONNECTed (404 when it has nowhere)."
               },
               "payload": {
                 "$ref": "#/components/schemas/Payload"

@@ -20,8 +20,9 @@ public enum OperatorInput: Sendable, Equatable {
     case remote(RemoteKey)
     /// Sends any message: from `source` (nil: the running app's transport, else receiver-0
     /// when nothing runs), to every subscriber of that endpoint (`connection` nil) or to
-    /// one connection's sender.
-    case sendMessage(namespace: String, source: String?, connection: ConnectionID?, payload: JSONValue)
+    /// one connection's senders; with a `destination`, to that one sender endpoint alone
+    /// (on `connection`, or on every connection it has a virtual connection on).
+    case sendMessage(namespace: String, source: String?, connection: ConnectionID?, destination: String? = nil, payload: JSONValue)
     /// Something in the Exposure world of the EMP receiver (ignored by other apps).
     case emp(EMPInput)
     /// Device-auth challenges are answered this way from now on.
@@ -67,10 +68,14 @@ extension SimulatedDevice {
                 launch(definition)
                 broadcastReceiverStatus(answering: nil)
             }
-        case .sendMessage(let namespace, let source, let connection, let payload):
+        case .sendMessage(let namespace, let source, let connection, let destination, let payload):
             let from = source ?? runningApp?.transportId ?? CastEndpoint.platformReceiver
             let encoded = JSONPayload(payload)
-            if let connection {
+            if let destination {
+                for socket in connection.map({ [$0] }) ?? virtualConnections.sockets(ofPeer: destination) {
+                    send(encoded, from: from, to: destination, on: socket, namespace: namespace)
+                }
+            } else if let connection {
                 // To the sender endpoints of that socket connected to `from` (or sender-0).
                 let peers = virtualConnections.peers(on: connection, to: from)
                 for peer in peers.isEmpty ? [CastEndpoint.platformSender] : peers {

@@ -100,6 +100,11 @@ struct VirtualConnectionTable: Sendable {
         return sockets
     }
 
+    /// The sockets on which the sender endpoint `peerId` has a virtual connection, sorted.
+    func sockets(ofPeer peerId: String) -> [ConnectionID] {
+        Set(entries.keys.lazy.filter { $0.peerId == peerId }.map(\.connection)).sorted()
+    }
+
     /// The sender endpoints of one socket connected to `localId`, sorted.
     func peers(on connection: ConnectionID, to localId: String) -> [String] {
         let links = bySocket[connection] ?? []
