@@ -937,12 +937,15 @@ class ControlClient:
         return self.act({"stopApp": True})
 
     def emit(self, namespace: str, payload: Mapping[str, Any], to: Union[str, int] = "all",
-             source: Optional[str] = None) -> ActResult:
+             source: Optional[str] = None, sender: Optional[str] = None) -> ActResult:
         """Send any message: ``to`` is all, first, last or a connection id; ``source`` is
-        the sending endpoint (default: the running app)."""
+        the sending endpoint (default: the running app); ``sender`` addresses one sender
+        endpoint (its id) instead of every sender connected to the source."""
         emit: Dict[str, Any] = {"namespace": namespace, "payload": dict(payload), "to": to}
         if source is not None:
             emit["from"] = source
+        if sender is not None:
+            emit["sender"] = sender
         return self.act({"emit": emit})
 
     def close_connection(self, which: Union[str, int] = "all", reset: bool = False) -> ActResult:

@@ -286,6 +286,8 @@ def test_assert_received_raises_the_server_message(fake_server, fake_client):
          {"emit": {"namespace": "media", "payload": {"type": "MEDIA_STATUS", "status": []}, "to": "all"}}),
         (lambda c: c.emit("receiver", {"type": "X"}, to=2, source="receiver-0"),
          {"emit": {"namespace": "receiver", "payload": {"type": "X"}, "to": 2, "from": "receiver-0"}}),
+        (lambda c: c.emit("media", {"type": "X"}, sender="sender-abc"),
+         {"emit": {"namespace": "media", "payload": {"type": "X"}, "to": "all", "sender": "sender-abc"}}),
         (lambda c: c.close_connection(), {"closeConnection": {"which": "all", "mode": "clean"}}),
         (lambda c: c.close_connection(2, reset=True), {"closeConnection": {"which": 2, "mode": "reset"}}),
         (lambda c: c.stop_heartbeats(20), {"stopHeartbeats": "20s"}),
