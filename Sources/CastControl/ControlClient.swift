@@ -72,16 +72,17 @@ package struct ControlClient: Sendable {
                           onHead: @escaping @Sendable () async throws -> Void = {},
                           stop: @escaping @Sendable (String) -> Bool) async throws -> Reply {
         try await exchange(method, path, body: body, contentType: contentType, headers: extra, onHead: onHead, keepingBody: true) { _, body in
-            stop(body)
+            stop(String(buffer: body))
         }
     }
 
     /// Sends a request and hands each piece of the reply's body to `onChunk` as it comes,
     /// with the body so far when `keepingBody` (a stream that runs for hours keeps none);
-    /// reads until the reply ends or `onChunk` says it is enough.
+    /// reads until the reply ends or `onChunk` says it is enough. Bytes, not text: a
+    /// piece may end inside a UTF-8 character.
     package func exchange(_ method: HTTPMethod, _ path: String, body: String?, contentType: String?, headers extra: [(String, String)],
                           onHead: @escaping @Sendable () async throws -> Void = {}, keepingBody: Bool,
-                          onChunk: @escaping @Sendable (_ chunk: String, _ body: String) -> Bool) async throws -> Reply {
+                          onChunk: @escaping @Sendable (_ chunk: ByteBuffer, _ body: ByteBuffer) -> Bool) async throws -> Reply {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -102,6 +103,7 @@ package struct ControlClient: Sendable {
             if let body { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
             try await outbound.write(.end(nil))
             var reply = Reply(status: 0, headers: [:], body: "")
+            var received = ByteBuffer()
             for try await part in inbound {
                 switch part {
                 case .head(let head):
@@ -109,13 +111,17 @@ package struct ControlClient: Sendable {
                     for (name, value) in head.headers { reply.headers[name.lowercased()] = value }
                     try await onHead()
                 case .body(let buffer):
-                    let chunk = String(buffer: buffer)
-                    if keepingBody { reply.body += chunk }
-                    if onChunk(chunk, reply.body) { return reply }
+                    if keepingBody { received.writeImmutableBuffer(buffer) }
+                    if onChunk(buffer, received) {
+                        reply.body = String(buffer: received)
+                        return reply
+                    }
                 case .end:
+                    reply.body = String(buffer: received)
                     return reply
                 }
             }
+            reply.body = String(buffer: received)
             return reply
         }
     }

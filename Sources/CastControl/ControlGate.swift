@@ -41,7 +41,8 @@ struct ControlGate: RouterMiddleware {
     /// the `Host` must be a loopback address or `localhost`, not some site's name.
     static func browserRefusal(_ request: Request, token: String?) -> String? {
         let authority = request.head.authority ?? ""
-        if let origin = request.headers[.origin], origin != "http://\(authority)" {
+        // Either scheme: behind a TLS-terminating proxy the page is https.
+        if let origin = request.headers[.origin], origin != "http://\(authority)", origin != "https://\(authority)" {
             return "a request from the web page at \(origin) is refused: the control API serves its own dashboard (http://\(authority)/) and clients that are not browsers"
         }
         if token == nil, !ControlConfiguration.isLoopback(hostName(of: authority)) {

@@ -8,9 +8,15 @@ import NIOCore
 /// subscribes to the simulator's news with a bounded buffer: a client that reads too
 /// slowly loses the oldest events and never holds the device back.
 final class EventStreams: Sendable {
-    /// Every stream open now, finished when the server stops.
-    private let open = NIOLockedValueBox<[Int: AsyncStream<ByteBuffer>.Continuation]>([:])
-    private let lastId = NIOLockedValueBox(0)
+    /// The streams: a slot per stream from its request on, its continuation once its
+    /// body runs; `stopping` once the server stops (no new stream then).
+    private struct Streams {
+        var open: [Int: AsyncStream<ByteBuffer>.Continuation?] = [:]
+        var lastId = 0
+        var stopping = false
+    }
+
+    private let streams = NIOLockedValueBox(Streams())
     static let kinds: Set<String> = ["device", "message", "clock", "reset"]
     static let keepAliveInterval: Duration = .seconds(15)
     static let buffer = 4096
@@ -29,46 +35,90 @@ final class EventStreams: Sendable {
                 throw ControlError.badRequest("types: unknown event type \"\(unknown)\"; expected a comma-separated list of \(Self.kinds.sorted().joined(separator: ", "))")
             }
         }
-        guard open.withLockedValue({ $0.count }) < Self.maximumOpen else {
-            throw ControlError(status: .tooManyRequests, message: "\(Self.maximumOpen) event streams are open already; close one first")
-        }
+        // The slot is taken with the check, under one lock, and given back when the last
+        // reference to the lease goes: after the stream, or with a response never sent
+        // (Hummingbird drops the body unrun when writing the head fails).
+        let kinds = wanted
+        let lease = try reserve()
         let now = try await simulator.clock().time
-        let (frames, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(Self.buffer))
-        let id = lastId.withLockedValue { $0 += 1; return $0 }
-        open.withLockedValue { $0[id] = continuation }
-        let news = simulator.news(buffering: Self.buffer)
-        let forward = Task {
-            for await item in news {
-                if let frame = Self.frame(item, wanted: wanted) { continuation.yield(frame) }
-            }
-            continuation.finish()
-        }
-        let keepAlive = Task {
-            while !Task.isCancelled {
-                try await Task.sleep(for: Self.keepAliveInterval)
-                continuation.yield(ByteBuffer(string: ": keep-alive\n\n"))
-            }
-        }
-        continuation.onTermination = { [open] _ in
-            forward.cancel()
-            keepAlive.cancel()
-            open.withLockedValue { $0[id] = nil }
-        }
-        let hello = Self.frame("hello", ["time": .number(now.seconds)])
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            // However the response ends (a write to a client that has gone throws), the
-            // stream ends with it: its news subscription and keep-alive go.
-            defer { continuation.finish() }
-            try await writer.write(hello)
-            for await frame in frames { try await writer.write(frame) }
-            try await writer.finish(nil)
+        return Response(status: .ok, headers: headers, body: ResponseBody { [self] writer in
+            // The lease lives as long as the body runs.
+            defer { withExtendedLifetime(lease) {} }
+            do {
+                let (frames, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(Self.buffer))
+                guard attach(continuation, to: lease.id) else { return try await writer.finish(nil) }
+                // Subscribed only now: a response that is never written holds nothing.
+                let news = simulator.news(buffering: Self.buffer)
+                let forward = Task {
+                    for await item in news {
+                        if let frame = Self.frame(item, wanted: kinds) { continuation.yield(frame) }
+                    }
+                    continuation.finish()
+                }
+                let keepAlive = Task {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: Self.keepAliveInterval)
+                        continuation.yield(ByteBuffer(string: ": keep-alive\n\n"))
+                    }
+                }
+                // However the response ends (a write to a client that has gone throws),
+                // its subscription and keep-alive go with it.
+                defer {
+                    forward.cancel()
+                    keepAlive.cancel()
+                    continuation.finish()
+                }
+                try await writer.write(Self.frame("hello", ["time": .number(now.seconds)]))
+                for await frame in frames { try await writer.write(frame) }
+                try await writer.finish(nil)
+            }
         })
     }
 
-    /// Ends every open stream (the server is stopping).
+    /// A stream's slot, given back when the lease goes.
+    private final class Lease: Sendable {
+        let id: Int
+        let release: @Sendable (Int) -> Void
+        init(id: Int, release: @escaping @Sendable (Int) -> Void) {
+            self.id = id
+            self.release = release
+        }
+        deinit { release(id) }
+    }
+
+    private func reserve() throws -> Lease {
+        let id = try streams.withLockedValue { streams in
+            if streams.stopping { throw ControlError(status: .serviceUnavailable, message: "the control server is stopping") }
+            guard streams.open.count < Self.maximumOpen else {
+                throw ControlError(status: .tooManyRequests, message: "\(Self.maximumOpen) event streams are open already; close one first")
+            }
+            streams.lastId += 1
+            streams.open[streams.lastId] = .some(nil)
+            return streams.lastId
+        }
+        return Lease(id: id) { [streams] id in streams.withLockedValue { _ = $0.open.removeValue(forKey: id) } }
+    }
+
+    /// Files the stream's continuation in its slot; false when the server stops meanwhile.
+    private func attach(_ continuation: AsyncStream<ByteBuffer>.Continuation, to id: Int) -> Bool {
+        streams.withLockedValue { streams in
+            guard !streams.stopping else { return false }
+            streams.open[id] = continuation
+            return true
+        }
+    }
+
+    /// How many streams hold a slot (open, or answered and not yet written).
+    var openCount: Int { streams.withLockedValue { $0.open.count } }
+
+    /// Ends every open stream and refuses new ones (the server is stopping).
     func finishAll() {
-        for continuation in open.withLockedValue({ $0.values }) { continuation.finish() }
+        let open = streams.withLockedValue { streams in
+            streams.stopping = true
+            return streams.open.values.compactMap { $0 }
+        }
+        for continuation in open { continuation.finish() }
     }
 
     static func frame(_ news: SimulatorNews, wanted: Set<String>) -> ByteBuffer? {

@@ -392,8 +392,13 @@ public final class CastSimulator: Sendable {
         return stream
     }
 
-    /// How many ``news(buffering:)`` streams are open (each holds a subscriber on the device).
-    package var openNewsStreams: Int { newsStreams.withLockedValue { $0.open.count } }
+    /// How many ``news(buffering:)`` streams are open, and how many subscribers the device
+    /// itself holds for them (taken on its loop).
+    package func newsSubscriptions() async throws -> (streams: Int, subscribers: Int) {
+        let runner = self.runner
+        let streams = newsStreams.withLockedValue { $0.open.count }
+        return (streams, try await runner.eventLoop.submit { runner.value.subscriberCount }.get())
+    }
 
     /// Returns once the scenario's timeline has run and every expectation is decided
     /// (or the simulator stops).

@@ -183,6 +183,9 @@ package final class DeviceRunner {
         return lastSubscriberId
     }
 
+    /// How many subscribers hear the news now.
+    package var subscriberCount: Int { subscribers.count }
+
     package func unsubscribe(_ id: Int) {
         loop.preconditionInEventLoop()
         subscribers[id] = nil

@@ -46,8 +46,9 @@ struct CtlCommand: AsyncParsableCommand {
             if request.streams {
                 _ = try await client.exchange(request.method, request.path, body: nil, contentType: nil, headers: [],
                                               keepingBody: false) { chunk, _ in
-                    // Printed as it comes; never "enough": it runs until interrupted.
-                    FileHandle.standardOutput.write(Data(chunk.utf8))
+                    // Printed as it comes, as bytes (a piece may end inside a character);
+                    // never "enough": it runs until interrupted.
+                    FileHandle.standardOutput.write(Data(chunk.readableBytesView))
                     return false
                 }
                 return

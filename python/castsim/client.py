@@ -409,13 +409,16 @@ class Journal:
     # Entries that pass the filters were left out past ``limit``: with ``after``, newer
     # ones (ask again after the last ``seq``); without, older ones.
     more: bool = False
+    # False when messages this answer should hold were dropped first (the journal's
+    # limit, or a clear): a poller's cursor was older than what the journal keeps.
+    complete: bool = True
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, data: Any) -> "Journal":
         data = _dict(data)
         return cls([JournalEntry.from_json(m) for m in data.get("messages") or []],
-                   data.get("kept"), data.get("seen"), data.get("more") is True, data)
+                   data.get("kept"), data.get("seen"), data.get("more") is True, data.get("complete") is not False, data)
 
 
 @dataclass(frozen=True)

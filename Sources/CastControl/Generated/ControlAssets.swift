@@ -673,6 +673,16 @@ enum ControlAssets {
           },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
+          },
+          "503": {
+            "description": "The control server is stopping.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -1978,7 +1988,8 @@ enum ControlAssets {
           "messages",
           "kept",
           "seen",
-          "more"
+          "more",
+          "complete"
         ],
         "properties": {
           "messages": {
@@ -2001,6 +2012,10 @@ enum ControlAssets {
           "more": {
             "type": "boolean",
             "description": "Some messages that pass the filters were left out past `limit`: with `after`, the newer ones (ask again after the last `seq`); without, the older ones."
+          },
+          "complete": {
+            "type": "boolean",
+            "description": "False when messages the answer should hold were dropped before it was read (past `--journal-limit`, or by a clear): with `after`, some newer than the cursor; without, some since the last clear."
           }
         }
       },
