@@ -22,17 +22,8 @@ public struct ControlConfiguration: Sendable {
         self.token = token
     }
 
-    /// True for 127.0.0.0/8, ::1 and localhost: addresses only this machine reaches. A
-    /// name that merely starts with `127.` (`127.example.com`) is none of them.
-    public static func isLoopback(_ host: String) -> Bool {
-        if host.lowercased() == "localhost" { return true }
-        guard let address = try? SocketAddress(ipAddress: host, port: 0), let text = address.ipAddress else { return false }
-        switch address.protocol {
-        case .inet: return text.hasPrefix("127.")
-        case .inet6: return text == "::1"
-        default: return false
-        }
-    }
+    /// True for 127.0.0.0/8, ::1 and localhost: addresses only this machine reaches.
+    public static func isLoopback(_ host: String) -> Bool { SocketAddress.isLoopback(host: host) }
 }
 
 /// Why the control server did not start.

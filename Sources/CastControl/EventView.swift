@@ -44,9 +44,9 @@ enum EventView {
         case .playerStateChanged(let session, let from, let to):
             return ["kind": "playerStateChanged", "mediaSessionId": number(session), "from": .string(from.rawValue), "to": .string(to.rawValue)]
         case .volumeChanged(let volume):
-            return ["kind": "volumeChanged", "volume": StateView.volume(volume)]
+            return ["kind": "volumeChanged", "volume": volume.json]
         case .streamVolumeChanged(let session, let volume):
-            return ["kind": "streamVolumeChanged", "mediaSessionId": number(session), "volume": StateView.volume(volume)]
+            return ["kind": "streamVolumeChanged", "mediaSessionId": number(session), "volume": volume.json]
         case .playbackRateChanged(let session, let rate):
             return ["kind": "playbackRateChanged", "mediaSessionId": number(session), "rate": .number(rate)]
         case .activeTracksChanged(let session, let trackIds):

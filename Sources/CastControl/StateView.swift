@@ -27,7 +27,7 @@ enum StateView {
                 "advertised": .bool(snapshot.isAdvertised), "deviceAuth": .string(snapshot.deviceAuth.rawValue),
                 "standby": .bool(snapshot.isStandBy),
             ],
-            "volume": volume(snapshot.volume),
+            "volume": snapshot.volume.json,
             "app": snapshot.runningApp.map(app) ?? nil,
             "connections": .array(snapshot.connections.map { id in
                 ["id": .number(Double(id.rawValue)), "senders": .array(links[id] ?? [])]
@@ -35,10 +35,6 @@ enum StateView {
             "media": snapshot.media.map(media) ?? nil,
             "emp": snapshot.runningApp?.state.emp.map { emp($0, events: empEvents) } ?? nil,
         ]
-    }
-
-    static func volume(_ volume: Volume) -> JSONValue {
-        ["level": .number(volume.level), "muted": .bool(volume.muted)]
     }
 
     static func app(_ app: RunningAppSnapshot) -> JSONValue {
@@ -62,7 +58,7 @@ enum StateView {
             "loadingItemId": number(media.loadingItemId),
             "preloadedItemId": number(media.preloadedItemId),
             "activeTrackIds": .array(media.activeTrackIds.map { .number(Double($0)) }),
-            "volume": volume(media.streamVolume),
+            "volume": media.streamVolume.json,
             "bufferingUntil": media.bufferingUntil.map { .number($0.seconds) } ?? nil,
             "liveSeekableRange": media.liveSeekableRange.map { ["start": .number($0.lowerBound), "end": .number($0.upperBound)] } ?? nil,
             "customData": media.customData ?? nil,

@@ -168,7 +168,7 @@ public final class CastSimulator: Sendable {
         case .avahi(let names), .builtin(let names):
             interfaces = names
         }
-        if interfaces.isEmpty, configuration.host.hasPrefix("127.") || configuration.host == "::1" {
+        if interfaces.isEmpty, SocketAddress.isLoopback(host: configuration.host) {
             // An address no other host can reach is not announced to the network.
             configuration.logger.info("mDNS: listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway")
             return nil

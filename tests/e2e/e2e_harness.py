@@ -14,7 +14,6 @@ import random
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pychromecast
+from castsim.device import bind_problem as castsim_port_problem
 from pychromecast.controllers import BaseController
 from pychromecast.controllers.heartbeat import NS_HEARTBEAT
 from pychromecast.controllers.media import MediaController, MediaStatusListener
@@ -117,19 +117,11 @@ class LoopbackAllocator:
 
 
 def bind_problem(host: str, ports: tuple[int, ...]) -> str | None:
-    """None if every port can be bound on host, else a description why not.
-
-    SO_REUSEADDR mirrors what a server normally sets, so TIME_WAIT leftovers
-    do not count as busy but a live listener (or a 0.0.0.0 listener on the
-    same port) does.
-    """
+    """None if every port can be bound on host, else a description why not (the
+    project's Python package checks one port; scripts/e2e-setup.sh installs it)."""
     for port in ports:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                sock.bind((host, port))
-            except OSError as err:
-                return f"{host}:{port} is busy ({err.strerror or err})"
+        if problem := castsim_port_problem(host, port):
+            return problem
     return None
 
 

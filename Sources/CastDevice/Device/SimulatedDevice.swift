@@ -272,6 +272,9 @@ public struct Volume: Sendable, Equatable, Codable {
         self.level = level
         self.muted = muted
     }
+
+    /// `{"level": ..., "muted": ...}`, as MEDIA_STATUS carries a stream's volume.
+    public var json: JSONValue { ["level": .number(level), "muted": .bool(muted)] }
 }
 
 extension Comparable {

@@ -83,7 +83,7 @@ extension MediaReceiver {
             "currentTime": .number(view.currentTime),
             "playbackRate": .number(session.playbackRate),
             "supportedMediaCommands": .number(Double(supportedMediaCommands(session).rawValue)),
-            "volume": ["level": .number(session.streamVolume.level), "muted": .bool(session.streamVolume.muted)],
+            "volume": session.streamVolume.json,
             "currentItemId": .number(Double(session.currentItemId)),
             "repeatMode": .string(session.queue.repeatMode.rawValue),
             "activeTrackIds": .array(session.activeTrackIds.map { .number(Double($0)) }),
