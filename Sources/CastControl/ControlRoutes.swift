@@ -23,6 +23,7 @@ struct ControlRoutes: Sendable {
         "\(prefix)/clock": [.get], "\(prefix)/clock/advance": [.post],
         "\(prefix)/scenario": [.get, .put], "\(prefix)/reset": [.post],
         "\(prefix)/report": [.get], "\(prefix)/events": [.get],
+        "\(prefix)/recording": [.get, .post, .delete],
     ]
 
     func register(on router: Router<BasicRequestContext>) {
@@ -57,6 +58,18 @@ struct ControlRoutes: Sendable {
         }
         router.get("\(Self.prefix)/report") { request, _ in try await report(request) }
         router.get("\(Self.prefix)/events") { request, _ in try await streams.open(request, simulator: simulator) }
+        router.get("\(Self.prefix)/recording") { request, _ in
+            try Self.noQuery(request)
+            return ControlResponse.json(RecordingView.json(simulator.recordingStatus))
+        }
+        router.post("\(Self.prefix)/recording") { request, _ in try await startRecording(request) }
+        router.delete("\(Self.prefix)/recording") { request, _ in
+            try Self.noQuery(request)
+            guard let status = await simulator.stopRecording() else {
+                throw ControlError(status: .notFound, message: "no recording is being written")
+            }
+            return ControlResponse.json(RecordingView.json(status, recording: false))
+        }
     }
 
     // MARK: Endpoints
@@ -164,7 +177,7 @@ struct ControlRoutes: Sendable {
             throw ControlError.badRequest("advance: move a manual clock with POST \(Self.prefix)/clock/advance {\"by\": \"10s\"}")
         }
         do {
-            try await simulator.act(action)
+            try await simulator.act(action, json: body)
         } catch let refusal as ControlRefusal {
             throw ControlError(status: refusal.namesNothing ? .notFound : .conflict, message: refusal.description)
         }

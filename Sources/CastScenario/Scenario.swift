@@ -12,6 +12,8 @@ public struct Scenario: Sendable {
     public var timeline: [TimelineStep]
     public var rules: [Rule]
     public var expectations: [Expectation]
+    /// The JSON it was read from (what a recording's header carries); nil for one made in code.
+    public var source: JSONValue?
 
     public enum ClockSetting: Sendable, Equatable {
         case real, scaled(Double), manual
@@ -100,6 +102,35 @@ public struct Rule: Sendable, Equatable {
         case delay(Double)
         /// Ignore the message.
         case drop
+        /// Answer instead of the device with these messages, each at its own delay: what a
+        /// recording showed a device send for this request.
+        case respond([Response])
+    }
+
+    /// One message of a ``Action/respond(_:)``.
+    public struct Response: Sendable, Equatable {
+        /// Seconds after the request.
+        public var after: Double
+        /// nil: the request's namespace.
+        public var namespace: String?
+        /// nil: the endpoint the request went to.
+        public var source: String?
+        /// nil: the sender endpoint that sent the request.
+        public var destination: String?
+        /// To every open connection, not only the requester's.
+        public var toAll: Bool
+        /// Gets the request's `requestId` when it has none.
+        public var payload: JSONValue
+
+        public init(after: Double = 0, namespace: String? = nil, source: String? = nil, destination: String? = nil,
+                    toAll: Bool = false, payload: JSONValue) {
+            self.after = after
+            self.namespace = namespace
+            self.source = source
+            self.destination = destination
+            self.toAll = toAll
+            self.payload = payload
+        }
     }
 
     public var name: String
@@ -107,6 +138,9 @@ public struct Rule: Sendable, Equatable {
     public var action: Action
     /// Only the first N matches; nil: every match.
     public var times: Int?
+    /// Only the Nth message the pattern matches (counted whether or not a rule took the
+    /// earlier ones); nil: any.
+    public var occurrence: Int? = nil
 }
 
 /// What the sender must do.
@@ -128,6 +162,6 @@ public struct Expectation: Sendable, Equatable {
 extension Scenario {
     /// A run without a script: just the device.
     public static func plain(_ device: DeviceConfiguration, name: String = "castsim") -> Scenario {
-        Scenario(name: name, description: nil, device: device, clock: nil, timeline: [], rules: [], expectations: [])
+        Scenario(name: name, description: nil, device: device, clock: nil, timeline: [], rules: [], expectations: [], source: nil)
     }
 }

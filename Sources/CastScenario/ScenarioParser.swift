@@ -27,11 +27,16 @@ extension Scenario {
                 ScenarioIssue(path: "", message: "not valid JSON at line \(line), column \(column): \(error.reason)"),
             ])
         }
+        return try parse(json, file: file)
+    }
+
+    /// Reads and checks a scenario already parsed as JSON; the scenario keeps it as its ``source``.
+    public static func parse(_ json: JSONValue, file: String? = nil) throws(ScenarioValidationError) -> Scenario {
         let reader = ScenarioReader()
-        let scenario = ScenarioParser(reader: reader).scenario(JSONReader(json))
-        guard reader.issues.isEmpty, let scenario else {
+        guard reader.issues.isEmpty, var scenario = ScenarioParser(reader: reader).scenario(JSONReader(json)), reader.issues.isEmpty else {
             throw ScenarioValidationError(file: file, issues: reader.issues)
         }
+        scenario.source = json
         return scenario
     }
 }
@@ -84,7 +89,8 @@ package enum ScenarioKeys {
     /// What an `emp` step does: exactly one of these.
     package static let empActions = ["event", "entitlement", "endProgram", "segmentMissing"]
     package static let emp = Set(empActions + ["data"])
-    package static let rule: Set<String> = ["name", "match", "action", "reply", "delay", "times"]
+    package static let rule: Set<String> = ["name", "match", "action", "reply", "delay", "times", "occurrence", "respond"]
+    package static let response: Set<String> = ["after", "namespace", "from", "sender", "to", "payload"]
     package static let expectation: Set<String> = ["name", "message", "sequence", "never", "within"]
     package static let pattern: Set<String> = ["namespace", "type", "from", "to", "fields"]
     /// The app behaviours a file may name: the built-in apps.
@@ -123,7 +129,7 @@ struct ScenarioParser {
         if let exposure { device?.exposure = exposure }
         guard let device else { return nil }
         return Scenario(name: name, description: description, device: device, clock: clock, timeline: timeline,
-                        rules: rules, expectations: expectations)
+                        rules: rules, expectations: expectations, source: nil)
     }
 
     /// Reads each element of an optional array with `read`, dropping the ones with problems.
@@ -438,9 +444,11 @@ struct ScenarioParser {
         guard reader.members(value, allowed: ScenarioKeys.rule) != nil else { return nil }
         let pattern = reader.read { try value.required("match", "a message pattern") }.flatMap(pattern)
         let times = reader.read(value["times"]) { try $0.int(minimum: 1) }
+        let occurrence = reader.read(value["occurrence"]) { try $0.int(minimum: 1) }
         let name = reader.read(value["name"]) { try $0.string(nonEmpty: true) } ?? value.path.description
         let kind = reader.read {
-            try value.required("action", "\"reply\", \"replyAlso\", \"delay\" or \"drop\"").oneOf(["reply", "replyAlso", "delay", "drop"])
+            try value.required("action", "\"reply\", \"replyAlso\", \"respond\", \"delay\" or \"drop\"")
+                .oneOf(["reply", "replyAlso", "respond", "delay", "drop"])
         }
         var action: Rule.Action?
         switch kind {
@@ -457,11 +465,42 @@ struct ScenarioParser {
                 .map(Rule.Action.delay)
         case "drop":
             action = .drop
+        case "respond":
+            if let list = reader.read({ try value.required("respond", "the messages to answer with").array() }) {
+                if list.isEmpty { reader.fail(value["respond"]!, "expected at least one message") }
+                let responses = list.compactMap(response)
+                if responses.count == list.count, !responses.isEmpty { action = .respond(responses) }
+            }
         default:
             break
         }
+        for key in ["reply", "delay", "respond"] where value[key] != nil && kind != nil && kind != key && !(key == "reply" && kind == "replyAlso") {
+            reader.fail(value[key]!, "goes with \"action\": \"\(key)\", not \"\(kind!)\"")
+        }
         guard let pattern, let action else { return nil }
-        return Rule(name: name, pattern: pattern, action: action, times: times)
+        return Rule(name: name, pattern: pattern, action: action, times: times, occurrence: occurrence)
+    }
+
+    /// One message of a `respond` rule: `{"after": "2s", "payload": {...}}`, optionally
+    /// `namespace`, `from`, `sender` (the destination endpoint) and `"to": "all"`.
+    private func response(_ value: JSONReader) -> Rule.Response? {
+        guard reader.members(value, allowed: ScenarioKeys.response) != nil else { return nil }
+        let after = reader.read(value["after"]) { try $0.duration(allowZero: true) } ?? 0
+        let payload = reader.read { try value.required("payload", "the JSON object to send") }
+        if let payload, payload.value["type"]?.stringValue == nil {
+            reader.fail(payload, "expected an object with a \"type\"")
+            return nil
+        }
+        var namespace: String?
+        if let member = value["namespace"], let name = reader.read({ try member.string(nonEmpty: true) }) {
+            namespace = MessagePattern.namespaceAliases[name] ?? name
+        }
+        let source = reader.read(value["from"]) { try $0.string(nonEmpty: true) }
+        let destination = reader.read(value["sender"]) { try $0.string(nonEmpty: true) }
+        let to = reader.read(value["to"]) { try $0.oneOf(["sender", "all"]) }
+        guard let payload else { return nil }
+        return Rule.Response(after: after, namespace: namespace, source: source, destination: destination, toAll: to == "all",
+                             payload: payload.value)
     }
 
     private func expectation(_ value: JSONReader) -> Expectation? {

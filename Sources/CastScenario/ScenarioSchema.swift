@@ -423,13 +423,33 @@ package enum ScenarioSchema {
       "properties": {
         "name": {"type": "string"},
         "match": {"$ref": "#/$defs/pattern"},
-        "action": {"enum": ["reply", "replyAlso", "delay", "drop"]},
+        "action": {"enum": ["reply", "replyAlso", "respond", "delay", "drop"]},
         "reply": {"$ref": "#/$defs/payload"},
         "delay": {"$ref": "#/$defs/duration"},
-        "times": {"type": "integer", "minimum": 1}
+        "times": {"type": "integer", "minimum": 1},
+        "occurrence": {"type": "integer", "minimum": 1, "description": "Only the Nth message the pattern matches."},
+        "respond": {
+          "type": "array",
+          "minItems": 1,
+          "description": "The messages to answer with instead of the device, each after its delay (what a recording showed).",
+          "items": {
+            "type": "object",
+            "required": ["payload"],
+            "additionalProperties": false,
+            "properties": {
+              "after": {"$ref": "#/$defs/duration"},
+              "namespace": {"type": "string", "minLength": 1},
+              "from": {"type": "string", "minLength": 1},
+              "sender": {"type": "string", "minLength": 1},
+              "to": {"enum": ["sender", "all"]},
+              "payload": {"$ref": "#/$defs/payload"}
+            }
+          }
+        }
       },
       "allOf": [
         {"if": {"properties": {"action": {"enum": ["reply", "replyAlso"]}}}, "then": {"required": ["reply"]}},
+        {"if": {"properties": {"action": {"const": "respond"}}}, "then": {"required": ["respond"]}},
         {"if": {"properties": {"action": {"const": "delay"}}}, "then": {"required": ["delay"]}}
       ]
     },

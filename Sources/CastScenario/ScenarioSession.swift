@@ -42,6 +42,8 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
 
     // Rules
     private var ruleUses: [Int: Int] = [:]
+    /// How many messages each rule with an `occurrence` has matched.
+    private var ruleMatches: [Int: Int] = [:]
     private var heldInbound: [(release: SimTime, connection: ConnectionID, envelope: CastEnvelope, sequence: Int)] = []
     /// The journal entry of the inbound message the device is handling, so that the
     /// device saying no handler took it marks that entry.
@@ -206,9 +208,19 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             log("heartbeats stopped: ignored \(payload?["type"]?.stringValue ?? "heartbeat")", connection)
             return
         }
-        for (index, rule) in scenario.rules.enumerated() where rule.pattern.matches(envelope, payload: payload) {
+        var chosen: Rule?
+        for (index, rule) in scenario.rules.enumerated() {
+            // Past the rule that applies, only rules waiting for an occurrence still look:
+            // they count every match.
+            guard chosen == nil || rule.occurrence != nil, rule.pattern.matches(envelope, payload: payload) else { continue }
+            if rule.occurrence != nil { ruleMatches[index, default: 0] += 1 }
+            guard chosen == nil else { continue }
+            if let occurrence = rule.occurrence, ruleMatches[index] != occurrence { continue }
             if let times = rule.times, ruleUses[index, default: 0] >= times { continue }
             ruleUses[index, default: 0] += 1
+            chosen = rule
+        }
+        if let rule = chosen {
             log("rule \"\(rule.name)\" matched \(payload?["type"]?.stringValue ?? envelope.namespace)", connection)
             switch rule.action {
             case .drop:
@@ -222,6 +234,21 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             case .replyAlso(let reply):
                 emitDevice(device.receive(envelope, payload: payload, on: connection, now: now))
                 emitDevice([ruleReply(reply, to: envelope, on: connection, payload: payload)])
+                return
+            case .respond(let responses):
+                for response in responses {
+                    var body = response.payload
+                    if body["requestId"] == nil, let requestId = payload?["requestId"] { body = body.replacing("requestId", with: requestId) }
+                    let message = CastEnvelope(sourceId: response.source ?? envelope.destinationId,
+                                               destinationId: response.destination ?? envelope.sourceId,
+                                               namespace: response.namespace ?? envelope.namespace, payload: .string(body.jsonText()))
+                    let output = DeviceOutput.send(message, to: response.toAll ? connections.all : [connection])
+                    if response.after > 0 {
+                        heldOutbound.append((now + response.after, output))
+                    } else {
+                        emitDevice([output])
+                    }
+                }
                 return
             }
         }

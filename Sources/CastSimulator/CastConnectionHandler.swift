@@ -1,5 +1,6 @@
 import Foundation
 import CastDevice
+import CastScenario
 import CastWire
 import Logging
 import NIOCore
@@ -68,6 +69,9 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     /// A `read` held back until the inbox is empty and the sender reads again.
     private var readHeldBack = false
     private var stallCheck: Scheduled<Void>?
+    /// How the connection is ending, as far as this side knows: an error is a reset, the
+    /// stalled-reader limit is the device's doing.
+    private var ending = ConnectionEnding.clean
 
     /// The certificate this connection's TLS session presents (device auth signs over it).
     private let tlsCertificateDER: Data?
@@ -120,6 +124,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
                 let limit = DurationText.format(Double(stalledReaderTimeout.nanoseconds) / 1e9)
                 logger.warning("sender has not read its replies for \(limit); disconnecting",
                                metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
+                ending = .device
                 context.channel.drop()
             }
         }
@@ -132,7 +137,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
         nextSlice?.cancel()
         nextSlice = nil
         inbox.removeAll()
-        if let id { runner.connectionClosed(id) }
+        if let id { runner.connectionClosed(id, how: ending) }
         id = nil
         context.fireChannelInactive()
     }
@@ -182,6 +187,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
             return
         }
         // One line that says why; the other connections carry on.
+        ending = .reset
         let reason: String
         switch error {
         case let wire as CastWireError: reason = wire.description

@@ -36,6 +36,8 @@ public final class CastSimulator: Sendable {
     private let httpServers: [RunningHTTPServer]
     private let discovery: RunningDiscovery?
     private let completion: EventLoopFuture<Void>
+    /// The recording being written, and its subscription on the device's loop.
+    private let recording = NIOLockedValueBox<(recorder: Recorder, subscription: Int)?>(nil)
     /// Open ``news(buffering:)`` streams, finished when the simulator stops.
     private let newsStreams = NIOLockedValueBox((open: [Int: AsyncStream<SimulatorNews>.Continuation](), lastId: 0))
 
@@ -225,6 +227,7 @@ public final class CastSimulator: Sendable {
     /// Closes every connection and listener and releases the ports.
     public func stop() async {
         let runner = self.runner
+        _ = await stopRecording()
         tls.stop()
         for stream in newsStreams.withLockedValue({ Array($0.open.values) }) { stream.finish() }
         try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
@@ -285,7 +288,7 @@ public final class CastSimulator: Sendable {
     /// `act`). Refused when it would do nothing (it targets connections and none of them
     /// is open, or launches an app the device does not offer), or advances a clock that
     /// is not manual.
-    public func act(_ action: TimelineStep.Action) async throws {
+    public func act(_ action: TimelineStep.Action, json: JSONValue? = nil) async throws {
         let runner = self.runner
         try await runner.eventLoop.submit {
             let runner = runner.value
@@ -301,7 +304,7 @@ public final class CastSimulator: Sendable {
                 if !offered.contains(appId) { throw ControlRefusal.noSuchApp(appId, offered: offered) }
             }
             if case .advance = action, runner.clockReading.mode != .manual { throw ControlRefusal.clockNotManual(runner.clockReading.mode) }
-            runner.act(action)
+            runner.act(action, json: json)
         }.get()
     }
 
@@ -399,6 +402,62 @@ public final class CastSimulator: Sendable {
         let streams = newsStreams.withLockedValue { $0.open.count }
         return (streams, try await runner.eventLoop.submit { runner.value.subscriberCount }.get())
     }
+
+    // MARK: Recording
+
+    /// Starts writing a recording of everything from now on to `path` (`docs/recording.md`);
+    /// refused while one is being written, and for a file that exists unless `overwrite`.
+    package func startRecording(to path: String, redacting redaction: PayloadRedaction = .none, overwrite: Bool = false,
+                                version: String = CastsimVersion.current) async throws -> Recorder.Status {
+        let runner = self.runner
+        let configuration = self.configuration
+        let castAddress = self.castAddress
+        let recording = self.recording
+        return try await runner.eventLoop.submit {
+            guard recording.withLockedValue({ $0 == nil }) else { throw RecorderError(path: path, reason: "a recording is being written already") }
+            let runner = runner.value
+            let header = RecordingHeader(
+                castsim: version, recordedAt: Recorder.wallNow, source: .device,
+                device: runner.session.scenario.device.identity, host: configuration.host, castPort: castAddress.port,
+                clock: runner.clockReading.mode.setting, scenario: runner.session.scenario.source)
+            let recorder = try Recorder(path: path, header: header, redaction: redaction, overwrite: overwrite)
+            let subscription = runner.subscribe { [unowned runner] news in
+                guard let (kind, time) = Recorder.kind(of: news, scenario: { runner.session.scenario.source }) else { return }
+                recorder.record(kind, at: time)
+            }
+            recording.withLockedValue { $0 = (recorder, subscription) }
+            configuration.logger.notice("recording to \(path)")
+            return recorder.status
+        }.get()
+    }
+
+    /// Stops the recording and returns once its every event is written; nil when none was.
+    @discardableResult
+    package func stopRecording() async -> Recorder.Status? {
+        let runner = self.runner
+        let recording = self.recording
+        guard let current = try? await runner.eventLoop.submit({ () -> (recorder: Recorder, subscription: Int)? in
+            let current = recording.withLockedValue { recording in
+                defer { recording = nil }
+                return recording
+            }
+            if let current { runner.value.unsubscribe(current.subscription) }
+            return current
+        }).get() else {
+            // The loop is gone: the recorder is still there to close.
+            guard let current = recording.withLockedValue({ recording in
+                defer { recording = nil }
+                return recording
+            }) else { return nil }
+            return current.recorder.stop()
+        }
+        let status = current.recorder.stop()
+        configuration.logger.notice("recording written to \(status.path): \(status.events) events")
+        return status
+    }
+
+    /// The recording being written, if any.
+    package var recordingStatus: Recorder.Status? { recording.withLockedValue { $0?.recorder.status } }
 
     /// Returns once the scenario's timeline has run and every expectation is decided
     /// (or the simulator stops).

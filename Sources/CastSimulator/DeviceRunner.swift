@@ -46,6 +46,8 @@ package final class DeviceRunner {
     private var lastSubscriberId = 0
     /// The newest journal entry subscribers have been given.
     private var publishedSequence = 0
+    /// Connections the device side is closing, and how, for the news of their end.
+    private var closing: [ConnectionID: ConnectionEnding] = [:]
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int,
          authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn, journalLimit: Int = MessageJournal.defaultLimit) {
@@ -96,14 +98,28 @@ package final class DeviceRunner {
         loop.preconditionInEventLoop()
         connections[id] = ConnectionSink(channel: channel)
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "in-process")"])
-        serially { [self] in apply(session.connectionOpened(id, now: now, tlsCertificateDER: tlsCertificateDER)) }
+        serially { [self] in
+            if !subscribers.isEmpty {
+                publish(.connected(id, peer: channel.remoteAddress.flatMap { address in address.ipAddress.map { "\($0):\(address.port ?? 0)" } }, at: now))
+            }
+            apply(session.connectionOpened(id, now: now, tlsCertificateDER: tlsCertificateDER))
+        }
     }
 
-    func connectionClosed(_ id: ConnectionID) {
+    /// `how`: as the connection saw its end (`clean`, or `reset` after an error); the
+    /// device's own closes are known here and win.
+    func connectionClosed(_ id: ConnectionID, how: ConnectionEnding = .clean) {
         loop.preconditionInEventLoop()
         guard connections.removeValue(forKey: id) != nil else { return }
-        logger.info("sender disconnected", metadata: ["connection": "\(id)"])
-        serially { [self] in apply(session.connectionClosed(id, now: now)) }
+        let ending = closing.removeValue(forKey: id) ?? how
+        logger.info("sender disconnected", metadata: ["connection": "\(id)", "how": "\(ending.rawValue)"])
+        serially { [self] in
+            if !subscribers.isEmpty {
+                publishMessages()
+                publish(.disconnected(id, how: ending, at: now))
+            }
+            apply(session.connectionClosed(id, now: now))
+        }
     }
 
     func receive(_ envelope: CastEnvelope, from id: ConnectionID) {
@@ -131,10 +147,17 @@ package final class DeviceRunner {
     /// The clock's mode and the simulation time now.
     package var clockReading: (mode: ClockMode, time: SimTime) { (clock.mode, now) }
 
-    /// Carries out a timeline action now (the control API's `act`).
-    package func act(_ action: TimelineStep.Action) {
+    /// Carries out a timeline action now (the control API's `act`); `json` is how it was
+    /// written, for recordings.
+    package func act(_ action: TimelineStep.Action, json: JSONValue? = nil) {
         loop.preconditionInEventLoop()
-        serially { [self] in apply(session.act(action, now: now)) }
+        serially { [self] in
+            if let json, !subscribers.isEmpty {
+                publishMessages()
+                publish(.input(json, at: now))
+            }
+            apply(session.act(action, now: now))
+        }
     }
 
     /// Forgets the journal's messages.
@@ -271,6 +294,7 @@ package final class DeviceRunner {
                 send(envelope, to: recipients)
             case .device(.close(let id, let reason)):
                 logger.notice("closing connection: \(reason)", metadata: ["connection": "\(id)"])
+                if connections[id] != nil, closing[id] == nil { closing[id] = .device }
                 // Bookkeeping happens in connectionClosed, when the channel is really gone.
                 connections[id]?.flush()
                 connections[id]?.channel.drop()
@@ -280,6 +304,7 @@ package final class DeviceRunner {
                            metadata: event.connection.map { ["connection": "\($0)"] })
             case .device(.event(let event)):
                 logger.debug("event: \(LogText.escape(event.description, limit: 500))")
+                if case .connectionClosed(let id, .idleTimeout) = event.kind, connections[id] != nil { closing[id] = .idleTimeout }
                 for listener in eventListeners { listener(event) }
                 if !subscribers.isEmpty {
                     publishMessages()
@@ -287,6 +312,7 @@ package final class DeviceRunner {
                 }
             case .closeConnection(let id, let reset):
                 guard let sink = connections[id] else { continue }
+                closing[id] = .device
                 logger.notice("scenario closes the connection\(reset ? " with a reset" : "")", metadata: ["connection": "\(id)"])
                 sink.flush()
                 if reset, let socket = sink.channel as? any SocketOptionProvider {
@@ -369,7 +395,13 @@ package final class DeviceRunner {
                                metadata: ["connection": "\(id)"])
                 connections.removeValue(forKey: id)
                 sink.channel.drop()
-                serially { [self] in apply(session.connectionClosed(id, now: now)) }
+                serially { [self] in
+                    if !subscribers.isEmpty {
+                        publishMessages()
+                        publish(.disconnected(id, how: .device, at: now))
+                    }
+                    apply(session.connectionClosed(id, now: now))
+                }
                 continue
             }
             enqueue(frame, on: sink)
@@ -440,4 +472,10 @@ public enum SimulatorNews: Sendable {
     case clock(SimTime)
     /// The device started again (a reset, or a scenario loaded).
     case reset
+    /// A sender's connection opened (`peer`: its address).
+    case connected(ConnectionID, peer: String?, at: SimTime)
+    /// A sender's connection closed, and how.
+    case disconnected(ConnectionID, how: ConnectionEnding, at: SimTime)
+    /// An operator input through the control API, as its request wrote it.
+    case input(JSONValue, at: SimTime)
 }

@@ -1,4 +1,5 @@
 import CastDevice
+import CastScenario
 import NIOCore
 
 /// How simulation time relates to wall time.
@@ -57,5 +58,16 @@ struct SimulationClock {
         guard case .manual = mode, seconds.isFinite, seconds >= 0 else { return false }
         manualNow = manualNow + seconds
         return true
+    }
+}
+
+extension ClockMode {
+    /// As a scenario file (and a recording's header) names it.
+    public var setting: Scenario.ClockSetting {
+        switch self {
+        case .real: .real
+        case .scaled(let factor): .scaled(factor)
+        case .manual: .manual
+        }
     }
 }

@@ -109,6 +109,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("control-token"), help: "A secret every control request must carry (Authorization: Bearer TOKEN); needed to bind the control API to an address that is not loopback.")
     var controlToken: String?
 
+    @Option(help: "Write a recording (JSON Lines, docs/recording.md) of everything senders and the device do to this file; `castsim scenario from-recording` turns it into a scenario.")
+    var record: String?
+
+    @Option(help: "With --record: payload members to write as \"<redacted>\", comma-separated dotted paths matched at any depth (credentials,customData.sessionToken).")
+    var redact: String?
+
     @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen). Without --scenario only: a scenario sets it in its device section.")
     var audioOnly = false
 
@@ -129,11 +135,23 @@ struct RunCommand: AsyncParsableCommand {
         }
         guard journalLimit >= 0 else { throw ValidationError("--journal-limit must be >= 0") }
         if speed != nil, manualClock { throw ValidationError("--speed and --manual-clock exclude each other") }
+        if redact != nil, record == nil { throw ValidationError("--redact says what a recording leaves out; it needs --record FILE") }
+        _ = try redaction()
         if exitWhenDone, scenario == nil { throw ValidationError("--exit-when-done needs --scenario") }
         if mdns == .off, !interfaces.isEmpty { throw ValidationError("--interface chooses where mDNS advertises; it makes no sense with --mdns off") }
         if let controlToken, controlToken.isEmpty { throw ValidationError("--control-token: expected a secret, got nothing") }
         if controlPort.port != nil, !ControlConfiguration.isLoopback(effectiveControlHost), controlToken == nil {
             throw ValidationError("--control-host \(effectiveControlHost) is reachable from the network: give a --control-token, or bind a loopback address")
+        }
+    }
+
+    /// The paths `--redact` names.
+    func redaction() throws -> PayloadRedaction {
+        guard let redact else { return .none }
+        do {
+            return try PayloadRedaction(redact.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) })
+        } catch {
+            throw ValidationError("--redact \(error)")
         }
     }
 
@@ -198,6 +216,14 @@ struct RunCommand: AsyncParsableCommand {
             throw StartFailure(description: error.description(naming: flag))
         } catch let error as DiscoveryUnavailable {
             throw StartFailure(description: "\(error.description) (--mdns, --interface)")
+        }
+        if let record {
+            do {
+                try await simulator.startRecording(to: record, redacting: try redaction(), overwrite: true)
+            } catch {
+                await simulator.stop()
+                throw StartFailure(description: "\(error) (--record)")
+            }
         }
         var control: ControlServer?
         if let port = controlPort.port {

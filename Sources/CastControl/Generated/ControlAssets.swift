@@ -51,6 +51,10 @@ enum ControlAssets {
     {
       "name": "dashboard",
       "description": "The browser dashboard."
+    },
+    {
+      "name": "recording",
+      "description": "Record what happens into a file (docs/recording.md)."
     }
   ],
   "paths": {
@@ -807,6 +811,126 @@ enum ControlAssets {
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
+          }
+        }
+      }
+    },
+    "/api/v1/recording": {
+      "get": {
+        "operationId": "getRecording",
+        "tags": [
+          "recording"
+        ],
+        "summary": "Whether a recording is being written",
+        "description": "`recording` is false when none is; otherwise where it goes and how many events are written so far.",
+        "responses": {
+          "200": {
+            "description": "The recording being written (or the one just finished).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RecordingStatus"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          }
+        }
+      },
+      "post": {
+        "operationId": "startRecording",
+        "tags": [
+          "recording"
+        ],
+        "summary": "Start recording to a file",
+        "description": "Writes every event from now on to `path` (on the machine castsim runs on, relative to its working directory) in the recording format of docs/recording.md: JSON Lines, a header line first. `redact` lists payload paths written as \"<redacted>\" (`credentials`, `customData.sessionToken`). A file that exists is refused unless `overwrite` is true; one recording at a time.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RecordingRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The recording being written (or the one just finished).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RecordingStatus"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "stopRecording",
+        "tags": [
+          "recording"
+        ],
+        "summary": "Stop recording",
+        "description": "Writes what is queued, closes the file and answers with its final count. 404 when no recording is being written.",
+        "responses": {
+          "200": {
+            "description": "The recording being written (or the one just finished).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RecordingStatus"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           }
         }
       }
@@ -2373,6 +2497,55 @@ enum ControlAssets {
             "items": {
               "$ref": "#/components/schemas/ExpectationResult"
             }
+          }
+        }
+      },
+      "RecordingRequest": {
+        "type": "object",
+        "required": [
+          "path"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "path": {
+            "type": "string",
+            "minLength": 1
+          },
+          "redact": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "pattern": "^[^.]+(\\.[^.]+)*$"
+            }
+          },
+          "overwrite": {
+            "type": "boolean"
+          }
+        }
+      },
+      "RecordingStatus": {
+        "type": "object",
+        "required": [
+          "recording"
+        ],
+        "properties": {
+          "recording": {
+            "type": "boolean"
+          },
+          "path": {
+            "type": "string"
+          },
+          "events": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "dropped": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "failure": {
+            "type": "string"
           }
         }
       }

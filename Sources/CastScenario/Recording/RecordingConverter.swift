@@ -1,0 +1,554 @@
+import CastDevice
+import CastWire
+import Foundation
+
+/// Turns a recording into a scenario that makes castsim behave as the recorded device did
+/// for the same sender behaviour (`castsim scenario from-recording`).
+///
+/// The scenario starts from what castsim knows of the device: the scenario it ran, if
+/// castsim recorded itself, or else the identity and a media catalog read from the
+/// statuses. Operator inputs and clock moves become timeline steps. Then the recording is
+/// played into a simulated device and what it sends is compared with what the recorded
+/// device sent, request by request: where castsim would answer differently (or at another
+/// time), a `respond` rule answers that request with the recorded messages, at their
+/// recorded delays; messages the device sent on its own become `emit` steps. This repeats
+/// until the simulation sends what the recording shows. Last, expectations ask that each
+/// sender sends what it sent.
+public struct RecordingConverter {
+    /// Replies within this many seconds of the recorded time count as the same timing (a
+    /// real device over a network answers a few milliseconds late).
+    public static let timingTolerance = 0.25
+
+    public struct Result: Sendable {
+        /// The scenario, as a scenario file writes it (it validates).
+        public var scenario: JSONValue
+        /// What could not be reproduced, for a person to read.
+        public var warnings: [String]
+        /// How many requests the device answers from the recording, and how many messages it sends on its own.
+        public var rulesAdded: Int
+        public var stepsAdded: Int
+    }
+
+    public static func convert(_ recording: Recording, name: String? = nil) throws(RecordingConversionError) -> Result {
+        var converter = RecordingConverter(recording)
+        return try converter.run(name: name)
+    }
+
+    // MARK: State
+
+    private let header: RecordingHeader
+    private let events: [RecordedEvent]
+    private var base: [String: JSONValue]
+    /// `segment`: the emits that fill in what castsim does not send after a request.
+    private var steps: [(time: Double, json: JSONValue, segment: Int?)] = []
+    private var rules: [(inbound: Int, json: JSONValue)] = []
+    private var warnings: [String] = []
+
+    /// Indexes into `events` of the inbound messages, in order.
+    private let inbound: [Int]
+
+    private init(_ recording: Recording) {
+        header = recording.header
+        // After a reset the device started again from a scenario's start: what came before
+        // is another run.
+        var events = recording.events
+        var scenarioJSON = recording.header.scenario
+        if let reset = events.lastIndex(where: { if case .reset = $0.kind { true } else { false } }) {
+            if case .reset(let scenario) = events[reset].kind, let scenario { scenarioJSON = scenario }
+            events = Array(events[(reset + 1)...])
+        }
+        self.events = events
+        inbound = events.indices.filter { if case .message(let m) = events[$0].kind { m.direction == .inbound } else { false } }
+        if case .object(var members)? = scenarioJSON {
+            members["expectations"] = nil
+            base = members
+            if case .object(var device)? = members["device"] ?? .object([:]) {
+                // The replay is the same device to its senders.
+                if device["uuid"] == nil { device["uuid"] = .string(recording.header.device.uuid) }
+                if device["name"] == nil { device["name"] = .string(recording.header.device.friendlyName) }
+                base["device"] = .object(device)
+            }
+        } else {
+            base = [:]
+        }
+    }
+
+    private mutating func run(name: String?) throws(RecordingConversionError) -> Result {
+        if base.isEmpty { describeDevice() }
+        let original = base["name"]?.stringValue
+        base["name"] = .string(name ?? "replay of \(original ?? header.device.friendlyName) recorded \(ISOTime.text(milliseconds: header.recordedAt))")
+        base["description"] = .string(
+            "Made by castsim scenario from-recording from a \(header.source == .relay ? "relay recording of \(header.upstream ?? "a device")" : "castsim recording")"
+                + "\(original.map { " of scenario \"\($0)\"" } ?? ""); castsim \(header.castsim).")
+        base["clock"] = header.clock.json
+        addInputSteps()
+
+        // Simulate, compare, fix the first request whose answers differ; again.
+        var settled = 0
+        var scripted = Set<Int>()
+        var accepted = Set<Int>()
+        var emitted = Set<Int>()
+        for _ in 0..<(inbound.count * 2 + 20) {
+            let simulated = try simulate()
+            guard let (segment, recorded, produced) = firstDifference(simulated, from: settled, skipping: accepted) else {
+                settled = inbound.count + 1
+                break
+            }
+            settled = segment
+            if !emitted.contains(segment), recorded.count > produced.count, isSubsequence(produced, of: recorded) {
+                emitUnmatched(recorded, produced, segment: segment)
+                emitted.insert(segment)
+            } else if segment > 0, !scripted.contains(segment) {
+                steps.removeAll { $0.segment == segment }
+                respond(toInbound: segment - 1, with: recorded)
+                scripted.insert(segment)
+            } else {
+                warnings.append(differenceWarning(segment, recorded, produced))
+                accepted.insert(segment)
+            }
+        }
+        addDeviceCloses()
+        var document = base
+        document["timeline"] = .array(timeline())
+        document["rules"] = .array((base["rules"]?.arrayValue ?? []) + rules.map(\.json))
+        document["expectations"] = .array(expectations())
+        let json = JSONValue.object(document)
+        do {
+            _ = try Scenario.parse(json)
+        } catch {
+            throw RecordingConversionError(message: "the scenario made does not validate (a castsim bug): \(error)")
+        }
+        return Result(scenario: json, warnings: warnings, rulesAdded: rules.count,
+                      stepsAdded: (document["timeline"]?.arrayValue?.count ?? 0) - (base["timeline"]?.arrayValue?.count ?? 0))
+    }
+
+    // MARK: The device
+
+    /// The identity senders saw and a catalog of what played, for a recording without a scenario.
+    private mutating func describeDevice() {
+        var device: [String: JSONValue] = [
+            "name": .string(header.device.friendlyName), "uuid": .string(header.device.uuid),
+            "model": .string(header.device.modelName), "manufacturer": .string(header.device.manufacturer),
+        ]
+        if header.source == .relay {
+            // The real device's PINGs are in the recording; castsim's own would be extra.
+            device["heartbeatInterval"] = "0s"
+            device["idleTimeout"] = "0s"
+        }
+        base["device"] = .object(device)
+        var catalog: [String: JSONValue] = [:]
+        for event in events {
+            guard case .message(let message) = event.kind, message.direction == .outbound, message.type == "MEDIA_STATUS",
+                  let statuses = message.payload?["status"]?.arrayValue else { continue }
+            for status in statuses {
+                guard let media = status["media"], let contentId = media["contentId"]?.stringValue, !contentId.isEmpty else { continue }
+                var entry = catalog[contentId]?.objectValue ?? [:]
+                if let duration = media["duration"]?.doubleValue, duration > 0, ScenarioDuration.problem(with: duration) == nil {
+                    entry["duration"] = .string(ScenarioDuration.format((duration * 1000).rounded() / 1000))
+                }
+                if let streamType = media["streamType"]?.stringValue, ["BUFFERED", "LIVE", "NONE"].contains(streamType) {
+                    entry["streamType"] = .string(streamType)
+                }
+                if let contentType = media["contentType"]?.stringValue, !contentType.isEmpty { entry["contentType"] = .string(contentType) }
+                if let tracks = media["tracks"], tracks.arrayValue?.isEmpty == false { entry["tracks"] = tracks }
+                if let metadata = media["metadata"], metadata.objectValue != nil { entry["metadata"] = metadata }
+                catalog[contentId] = .object(entry)
+            }
+        }
+        if !catalog.isEmpty { base["media"] = .object(catalog) }
+    }
+
+    // MARK: Steps
+
+    /// Operator inputs and manual clock moves, each anchored to the sender's message
+    /// before it (so it keeps its timing relative to the sender's requests).
+    private mutating func addInputSteps() {
+        var clockTime = 0.0
+        for (index, event) in events.enumerated() {
+            switch event.kind {
+            case .input(let action):
+                guard var members = action.objectValue else { continue }
+                members["name"] = .string("operator: \(Self.summary(of: action))")
+                add(step: members, at: event.time, before: index)
+            case .clock(let to):
+                let seconds = ((to.seconds - max(clockTime, event.time.seconds)) * 1000).rounded() / 1000
+                clockTime = to.seconds
+                guard seconds > 0 else { continue }
+                add(step: ["name": .string("clock moves \(ScenarioDuration.format(seconds))"), "advance": .string(ScenarioDuration.format(seconds))],
+                    at: event.time, before: index)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Adds a step with its trigger: after the last message or connection before `index`.
+    private mutating func add(step members: [String: JSONValue], at time: SimTime, before index: Int, segment: Int? = nil) {
+        var step = members
+        for (key, value) in trigger(at: time, before: index) { step[key] = value }
+        steps.append((time.seconds, .object(step), segment))
+    }
+
+    /// `after` the sender's latest message (its type's occurrence) or connection before
+    /// `index`, with the delay since; `at` when there is none.
+    private func trigger(at time: SimTime, before index: Int) -> [String: JSONValue] {
+        var anchor: (event: String, occurrence: Int, time: Double)?
+        var counts: [String: Int] = [:]
+        for event in events[..<index] {
+            switch event.kind {
+            case .message(let message) where message.direction == .inbound:
+                guard let type = message.type, ScenarioEvent.named[type] == nil else { continue }
+                counts[type, default: 0] += 1
+                anchor = (type, counts[type]!, event.time.seconds)
+            case .connected:
+                counts["connected", default: 0] += 1
+                anchor = ("connected", counts["connected"]!, event.time.seconds)
+            default:
+                continue
+            }
+        }
+        guard let anchor else {
+            let at = Self.milliseconds(time.seconds)
+            return at > 0 ? ["at": .string(ScenarioDuration.format(at))] : [:]
+        }
+        var after: [String: JSONValue] = ["event": .string(anchor.event), "occurrence": .number(Double(anchor.occurrence))]
+        let delay = Self.milliseconds(time.seconds - anchor.time)
+        if delay > 0 { after["delay"] = .string(ScenarioDuration.format(delay)) }
+        return ["after": .object(after)]
+    }
+
+    /// Connections the recorded device closed that the simulated one does not: a
+    /// closeConnection step each.
+    private mutating func addDeviceCloses() {
+        guard let closedBySimulation = try? simulate().closed else { return }
+        for (index, event) in events.enumerated() {
+            guard case .disconnected(let connection, let how) = event.kind, how == .device || how == .idleTimeout,
+                  !closedBySimulation.contains(connection) else { continue }
+            let reset = index > 0 && events[..<index].contains { if case .fault(.closeConnection(connection, true)) = $0.kind { true } else { false } }
+            add(step: ["name": .string("the device closes connection \(connection.rawValue)"),
+                       "closeConnection": ["which": .number(Double(connection.rawValue)), "mode": reset ? "reset" : "clean"]],
+                at: event.time, before: index)
+        }
+    }
+
+    // MARK: Simulation
+
+    /// One message the device sent, to one connection.
+    struct Sent: Equatable {
+        var connection: ConnectionID
+        var namespace: String
+        var source: String
+        var destination: String
+        /// The payload as JSON text with sorted keys, so two writings of one object compare equal.
+        var payload: String
+        /// Seconds after the request it follows (or since the start, before any request).
+        var offset: Double
+        var time: Double
+
+        func same(as other: Sent) -> Bool {
+            connection == other.connection && namespace == other.namespace && source == other.source
+                && destination == other.destination && payload == other.payload
+                && abs(offset - other.offset) <= RecordingConverter.timingTolerance
+        }
+    }
+
+    struct Simulation {
+        /// What the simulated device sent, by segment: before the first request, then after each.
+        var segments: [[Sent]]
+        var closed: Set<ConnectionID>
+    }
+
+    /// The scenario as it stands, without expectations.
+    private func scenarioSoFar() throws(RecordingConversionError) -> Scenario {
+        var document = base
+        document["timeline"] = .array(timeline())
+        document["rules"] = .array((base["rules"]?.arrayValue ?? []) + rules.map(\.json))
+        do {
+            return try Scenario.parse(.object(document))
+        } catch {
+            throw RecordingConversionError(message: "the recording's scenario does not validate: \(error)")
+        }
+    }
+
+    /// Plays the recorded senders into a simulated device.
+    private func simulate() throws(RecordingConversionError) -> Simulation {
+        let scenario = try scenarioSoFar()
+        var session = ScenarioSession(scenario: scenario, journalLimit: events.count * 4 + 1000)
+        var open = Set<ConnectionID>()
+        var closed = Set<ConnectionID>()
+        func take(_ outputs: [ScenarioOutput], _ session: inout ScenarioSession) {
+            for output in outputs {
+                switch output {
+                case .device(.close(let connection, _)), .closeConnection(let connection, _):
+                    guard open.remove(connection) != nil else { continue }
+                    closed.insert(connection)
+                    take(session.connectionClosed(connection, now: session.now), &session)
+                default:
+                    continue
+                }
+            }
+        }
+        for event in events {
+            take(session.advance(to: max(session.now, event.time)), &session)
+            let now = max(session.now, event.time)
+            switch event.kind {
+            case .connected(let connection, _):
+                open.insert(connection)
+                take(session.connectionOpened(connection, now: now), &session)
+            case .disconnected(let connection, _):
+                guard open.remove(connection) != nil else { continue }
+                take(session.connectionClosed(connection, now: now), &session)
+            case .message(let message) where message.direction == .inbound:
+                guard let connection = message.connections.first, open.contains(connection) else { continue }
+                take(session.receive(message.envelope, on: connection, now: now), &session)
+            default:
+                continue
+            }
+        }
+        if let last = events.last { take(session.advance(to: max(session.now, last.time)), &session) }
+        return Simulation(segments: Self.segments(of: session.journal.entries.map {
+            (time: $0.time.seconds, direction: $0.direction, connections: $0.connections, envelope: $0.envelope)
+        }), closed: closed)
+    }
+
+    /// What the recorded device sent, by segment.
+    private func recordedSegments() -> [[Sent]] {
+        Self.segments(of: events.compactMap { event in
+            guard case .message(let message) = event.kind else { return nil }
+            return (event.time.seconds, message.direction, message.connections, message.envelope)
+        })
+    }
+
+    /// Splits messages into what the device sent before the first request and after each
+    /// (device-auth left out: castsim answers challenges with its own credentials).
+    private static func segments(of messages: [(time: Double, direction: JournalEntry.Direction, connections: [ConnectionID], envelope: CastEnvelope)])
+        -> [[Sent]]
+    {
+        var segments: [[Sent]] = [[]]
+        var requestTime = 0.0
+        for message in messages {
+            if message.direction == .inbound {
+                segments.append([])
+                requestTime = message.time
+                continue
+            }
+            guard message.envelope.namespace != CastNamespace.deviceAuth else { continue }
+            let payload: String
+            switch message.envelope.payload {
+            case .string(let text): payload = (try? JSONValue.parse(text))?.jsonText() ?? text
+            case .binary(let data): payload = "binary:" + data.base64EncodedString()
+            }
+            for connection in message.connections.sorted() {
+                segments[segments.count - 1].append(Sent(
+                    connection: connection, namespace: message.envelope.namespace, source: message.envelope.sourceId,
+                    destination: message.envelope.destinationId, payload: payload,
+                    offset: message.time - requestTime, time: message.time))
+            }
+        }
+        return segments
+    }
+
+    private func firstDifference(_ simulation: Simulation, from start: Int, skipping accepted: Set<Int>)
+        -> (segment: Int, recorded: [Sent], produced: [Sent])?
+    {
+        let recorded = recordedSegments()
+        for segment in start..<recorded.count where !accepted.contains(segment) {
+            let produced = segment < simulation.segments.count ? simulation.segments[segment] : []
+            let wanted = recorded[segment]
+            if produced.count != wanted.count || !zip(produced, wanted).allSatisfy({ $0.same(as: $1) }) {
+                return (segment, wanted, produced)
+            }
+        }
+        return nil
+    }
+
+    /// True when every message castsim sends is among the recorded ones, in order, on time.
+    private func isSubsequence(_ produced: [Sent], of recorded: [Sent]) -> Bool {
+        var next = recorded.startIndex
+        for message in produced {
+            guard let found = recorded[next...].firstIndex(where: { $0.same(as: message) }) else { return false }
+            next = found + 1
+        }
+        return true
+    }
+
+    // MARK: Fixes
+
+    /// Answers the `index`th request with what the recorded device sent after it.
+    private mutating func respond(toInbound index: Int, with recorded: [Sent]) {
+        let eventIndex = inbound[index]
+        guard case .message(let request) = events[eventIndex].kind else { return }
+        let payload = request.payload
+        let type = payload?["type"]?.stringValue
+        let namespace = request.envelope.namespace
+        var pattern: [String: JSONValue] = ["namespace": .string(Self.shortNamespace(namespace))]
+        if let type { pattern["type"] = .string(type) }
+        let occurrence = inbound[...index].count { position in
+            guard case .message(let other) = events[position].kind else { return false }
+            return other.envelope.namespace == namespace && other.type == type
+        }
+        let requester = request.connections.first
+        var responses: [JSONValue] = []
+        var index2 = 0
+        while index2 < recorded.count {
+            let sent = recorded[index2]
+            // One message written to several connections is one response to all.
+            var group = [sent]
+            while index2 + group.count < recorded.count, case let next = recorded[index2 + group.count],
+                  next.payload == sent.payload, next.time == sent.time, next.namespace == sent.namespace, next.source == sent.source {
+                group.append(next)
+            }
+            index2 += group.count
+            guard var body = try? JSONValue.parse(sent.payload), body["type"]?.stringValue != nil else {
+                warnings.append("a reply to \(type ?? namespace) that is not a JSON object with a type cannot be scripted; left out")
+                continue
+            }
+            if let requestId = payload?["requestId"], body["requestId"] == requestId { body = body.removing("requestId") }
+            var response: [String: JSONValue] = ["payload": body]
+            let after = Self.milliseconds(sent.offset)
+            if after > 0 { response["after"] = .string(ScenarioDuration.format(after)) }
+            if sent.namespace != namespace { response["namespace"] = .string(Self.shortNamespace(sent.namespace)) }
+            if sent.source != request.envelope.destinationId { response["from"] = .string(sent.source) }
+            if sent.destination != request.envelope.sourceId { response["sender"] = .string(sent.destination) }
+            if group.count > 1 || group.first?.connection != requester { response["to"] = "all" }
+            responses.append(.object(response))
+        }
+        let label = "\(type ?? Self.shortNamespace(namespace)) #\(occurrence)"
+        var rule: [String: JSONValue] = ["name": .string("\(label) answered as recorded"), "match": .object(pattern),
+                                         "occurrence": .number(Double(occurrence))]
+        if responses.isEmpty {
+            rule["action"] = "drop"
+            rule["name"] = .string("\(label) goes unanswered, as recorded")
+        } else {
+            rule["action"] = "respond"
+            rule["respond"] = .array(responses)
+        }
+        rules.append((index, .object(rule)))
+        rules.sort { $0.inbound < $1.inbound }
+    }
+
+    /// Emits what the recorded device sent on its own and castsim does not.
+    private mutating func emitUnmatched(_ recorded: [Sent], _ produced: [Sent], segment: Int) {
+        var next = 0
+        let before = segment == 0 ? (inbound.first ?? events.count) : inbound[segment - 1] + 1
+        for sent in recorded {
+            if next < produced.count, produced[next].same(as: sent) {
+                next += 1
+                continue
+            }
+            guard let payload = try? JSONValue.parse(sent.payload), payload["type"]?.stringValue != nil else {
+                warnings.append("a message at \(sent.time) s that is not a JSON object with a type cannot be emitted; left out")
+                continue
+            }
+            let emit: [String: JSONValue] = [
+                "namespace": .string(Self.shortNamespace(sent.namespace)), "from": .string(sent.source), "sender": .string(sent.destination),
+                "to": .number(Double(sent.connection.rawValue)), "payload": payload,
+            ]
+            let type = payload["type"]?.stringValue ?? "message"
+            add(step: ["name": .string("the device sends \(type) on its own"), "emit": .object(emit)], at: SimTime(seconds: sent.time),
+                before: before, segment: segment)
+        }
+    }
+
+    private func differenceWarning(_ segment: Int, _ recorded: [Sent], _ produced: [Sent]) -> String {
+        let what = segment == 0 ? "before the first request" : "after request \(segment)"
+        let types = { (list: [Sent]) in list.map { (try? JSONValue.parse($0.payload))?["type"]?.stringValue ?? "?" }.joined(separator: ", ") }
+        return "\(what) castsim sends [\(types(produced))] where the recording has [\(types(recorded))]; left as castsim does it"
+    }
+
+    // MARK: Expectations
+
+    /// Per sender connection: it sends what it sent, in order.
+    private func expectations() -> [JSONValue] {
+        var byConnection: [ConnectionID: [JSONValue]] = [:]
+        var lastTime = 0.0
+        for index in inbound {
+            guard case .message(let message) = events[index].kind, let connection = message.connections.first,
+                  message.envelope.namespace != CastNamespace.heartbeat, message.envelope.namespace != CastNamespace.deviceAuth else { continue }
+            byConnection[connection, default: []].append(Self.pattern(of: message))
+            lastTime = events[index].time.seconds
+        }
+        return byConnection.keys.sorted().map { connection in
+            var expectation: [String: JSONValue] = [
+                "name": .string("connection \(connection.rawValue) sends what it sent"), "sequence": .array(byConnection[connection]!),
+            ]
+            if header.clock != .manual {
+                // Room for a slower run of the same sender.
+                expectation["within"] = .string(ScenarioDuration.format(Self.milliseconds(lastTime * 1.5 + 30)))
+            }
+            return .object(expectation)
+        }
+    }
+
+    /// A pattern for a sender's message: namespace, type and the fields that say what it
+    /// asks for (content ids, positions, levels), not ids that change from run to run.
+    static func pattern(of message: RecordedMessage) -> JSONValue {
+        var pattern: [String: JSONValue] = ["namespace": .string(shortNamespace(message.envelope.namespace))]
+        guard let payload = message.payload, case .object(let members) = payload else { return .object(pattern) }
+        if let type = members["type"]?.stringValue { pattern["type"] = .string(type) }
+        var fields: [String: JSONValue] = [:]
+        let volatile: Set<String> = ["type", "requestId", "sessionId", "mediaSessionId", "transportId", "customData", "credentials"]
+        for (key, value) in members where !volatile.contains(key) {
+            switch value {
+            case .string, .number, .bool:
+                fields[key] = value
+            case .array(let elements) where elements.allSatisfy({ if case .number = $0 { true } else { false } }):
+                fields[key] = value
+            case .array(let elements) where key == "items":
+                for (position, item) in elements.enumerated() {
+                    if let contentId = item["media"]?["contentId"] { fields["items[\(position)].media.contentId"] = contentId }
+                }
+            case .object:
+                for sub in ["contentId", "level", "muted"] {
+                    if let member = value[sub], member != .null { fields["\(key).\(sub)"] = member }
+                }
+            default:
+                continue
+            }
+        }
+        if !fields.isEmpty { pattern["fields"] = .object(fields) }
+        return .object(pattern)
+    }
+
+    // MARK: Text
+
+    private func timeline() -> [JSONValue] {
+        (base["timeline"]?.arrayValue ?? []) + steps.sorted { $0.time < $1.time }.map(\.json)
+    }
+
+    static func shortNamespace(_ namespace: String) -> String {
+        MessagePattern.namespaceAliases.first { $0.value == namespace }?.key ?? namespace
+    }
+
+    /// Seconds to the millisecond: what a duration text keeps.
+    static func milliseconds(_ seconds: Double) -> Double { max(0, (seconds * 1000).rounded() / 1000) }
+
+    static func summary(of action: JSONValue) -> String {
+        guard let (key, value) = action.objectValue?.first(where: { $0.key != "name" }) else { return "action" }
+        switch value {
+        case .string(let text): return "\(key) \(text)"
+        case .bool(true): return key
+        default: return "\(key) \(value.jsonText().prefix(60))"
+        }
+    }
+}
+
+public struct RecordingConversionError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+extension RecordingConverter.Result {
+    /// The scenario as a file: `name`, `description` and `clock` first, then the device,
+    /// its media, the timeline, the rules and the expectations; two-space indents.
+    public var text: String {
+        let order = ["$schema", "name", "description", "clock", "device", "media", "exposure", "timeline", "rules", "expectations"]
+        guard case .object(let members) = scenario else { return scenario.indentedJSONText() }
+        let keys = order.filter { members[$0] != nil } + members.keys.filter { !order.contains($0) }.sorted()
+        let lines = keys.map { key in
+            let value = members[key]!.indentedJSONText().replacingOccurrences(of: "\n", with: "\n  ")
+            return "  \(JSONValue.string(key).jsonText()): \(value)"
+        }
+        return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
+    }
+}
