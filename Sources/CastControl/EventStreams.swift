@@ -125,7 +125,7 @@ final class EventStreams: Sendable {
         switch news {
         case .event(let event) where wanted.contains("device"): frame("device", EventView.json(event))
         case .message(let entry) where wanted.contains("message"): frame("message", JournalView.json(entry))
-        case .clock(let time) where wanted.contains("clock"): frame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)])
+        case .clock(let time, _) where wanted.contains("clock"): frame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)])
         case .reset where wanted.contains("reset"): frame("reset", [:])
         default: nil
         }

@@ -361,6 +361,9 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             for connection in select(selector) {
                 pending.append(.closeConnection(connection, reset: reset))
                 fault(.closeConnection(connection, reset: reset))
+                // The device is done with it now, not when the runtime reports the socket
+                // gone: nothing more is sent to it, whatever the clock does next.
+                emitDevice(device.connectionClosed(connection, now: now))
             }
         case .sendFrame(let selector, let frame):
             for connection in select(selector) {

@@ -416,15 +416,10 @@ public final class CastSimulator: Sendable {
         return try await runner.eventLoop.submit {
             guard recording.withLockedValue({ $0 == nil }) else { throw RecorderError(path: path, reason: "a recording is being written already") }
             let runner = runner.value
-            let header = RecordingHeader(
-                castsim: version, recordedAt: Recorder.wallNow, source: .device,
-                device: runner.session.scenario.device.identity, host: configuration.host, castPort: castAddress.port,
-                clock: runner.clockReading.mode.setting, scenario: runner.session.scenario.source)
+            var header = runner.recordingHeader(host: configuration.host, castPort: castAddress.port, version: version)
+            header.redacted = redaction.paths
             let recorder = try Recorder(path: path, header: header, redaction: redaction, overwrite: overwrite)
-            let subscription = runner.subscribe { [unowned runner] news in
-                guard let (kind, time) = Recorder.kind(of: news, scenario: { runner.session.scenario.source }) else { return }
-                recorder.record(kind, at: time)
-            }
+            let subscription = runner.feed(recorder)
             recording.withLockedValue { $0 = (recorder, subscription) }
             configuration.logger.notice("recording to \(path)")
             return recorder.status

@@ -138,9 +138,14 @@ package final class DeviceRunner {
             logger.warning("clock not advanced by \(NumberText.format(seconds)) s: \(problem)")
             return false
         }
+        let from = now
         guard clock.advance(by: seconds) else { return false }
+        // Told before what happens on the way, so a recording's times never go backwards.
+        if !subscribers.isEmpty {
+            publishMessages()
+            publish(.clock(now, from: from))
+        }
         serially { [self] in apply(session.advance(to: now)) }
-        publish(.clock(now))
         return true
     }
 
@@ -468,8 +473,8 @@ public enum SimulatorNews: Sendable {
     case event(DeviceEvent)
     /// A message, in either direction, as the journal keeps it.
     case message(JournalEntry)
-    /// A manual clock moved to this time.
-    case clock(SimTime)
+    /// A manual clock moves from `from` to this time (told before what happens on the way).
+    case clock(SimTime, from: SimTime)
     /// The device started again (a reset, or a scenario loaded).
     case reset
     /// A sender's connection opened (`peer`: its address).

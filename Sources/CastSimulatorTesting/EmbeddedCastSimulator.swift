@@ -26,6 +26,7 @@ public final class EmbeddedCastSimulator {
     private let runner: DeviceRunner
     private var links: [Link] = []
     private var stopped = false
+    private var recording: (recorder: Recorder, subscription: Int)?
 
     /// A device and its channel pair to one sender.
     private struct Link {
@@ -99,14 +100,19 @@ public final class EmbeddedCastSimulator {
             // connection handler queues a moment ahead.
             loop.advanceTime(by: CastConnectionHandler.pauseBetweenSlices)
             for link in links {
-                while let bytes = try? link.device.readOutbound(as: ByteBuffer.self) {
-                    moved = true
-                    if link.sender.isActive { _ = try? link.sender.writeInbound(bytes) }
+                func deliverReplies() {
+                    while let bytes = try? link.device.readOutbound(as: ByteBuffer.self) {
+                        moved = true
+                        if link.sender.isActive { _ = try? link.sender.writeInbound(bytes) }
+                    }
                 }
+                deliverReplies()
                 while let bytes = try? link.sender.readOutbound(as: ByteBuffer.self) {
                     moved = true
                     if link.device.isActive { _ = try? link.device.writeInbound(bytes) }
                 }
+                // What the device wrote before it closed reaches the sender before the close.
+                deliverReplies()
                 if !link.device.isActive, link.sender.isActive {
                     link.sender.close(promise: nil)
                     moved = true
@@ -137,6 +143,28 @@ public final class EmbeddedCastSimulator {
         pump()
     }
 
+    /// Carries out a timeline action now, as the control API's `act` does (and records it so).
+    public func act(_ json: JSONValue) throws {
+        runner.act(try ScenarioFragment.action(json), json: json)
+        pump()
+    }
+
+    /// Starts writing a recording of everything from now on to `path`.
+    public func startRecording(to path: String, redacting redaction: PayloadRedaction = .none) throws {
+        precondition(recording == nil, "one recording at a time")
+        let recorder = try Recorder(path: path, header: runner.recordingHeader(host: "127.0.0.1", castPort: 8009),
+                                    redaction: redaction, overwrite: true)
+        recording = (recorder, runner.feed(recorder))
+    }
+
+    /// Writes what is left of the recording and closes its file.
+    public func stopRecording() {
+        guard let (recorder, subscription) = recording else { return }
+        runner.unsubscribe(subscription)
+        _ = recorder.stop()
+        recording = nil
+    }
+
     /// The device as it stands.
     public var snapshot: DeviceSnapshot { runner.snapshot }
 
@@ -150,6 +178,7 @@ public final class EmbeddedCastSimulator {
     public func stop() {
         guard !stopped else { return }
         stopped = true
+        stopRecording()
         runner.shutDown()
         pump()
         for link in links {

@@ -74,7 +74,15 @@ public struct RecordingConverter {
     }
 
     private mutating func run(name: String?) throws(RecordingConversionError) -> Result {
-        if base.isEmpty { describeDevice() }
+        if base.isEmpty {
+            describeDevice()
+        } else {
+            do {
+                _ = try Scenario.parse(.object(base))
+            } catch {
+                throw RecordingConversionError(message: "the recording's scenario does not validate: \(error)")
+            }
+        }
         let original = base["name"]?.stringValue
         base["name"] = .string(name ?? "replay of \(original ?? header.device.friendlyName) recorded \(ISOTime.text(milliseconds: header.recordedAt))")
         base["description"] = .string(
@@ -163,7 +171,6 @@ public struct RecordingConverter {
     /// Operator inputs and manual clock moves, each anchored to the sender's message
     /// before it (so it keeps its timing relative to the sender's requests).
     private mutating func addInputSteps() {
-        var clockTime = 0.0
         for (index, event) in events.enumerated() {
             switch event.kind {
             case .input(let action):
@@ -171,8 +178,8 @@ public struct RecordingConverter {
                 members["name"] = .string("operator: \(Self.summary(of: action))")
                 add(step: members, at: event.time, before: index)
             case .clock(let to):
-                let seconds = ((to.seconds - max(clockTime, event.time.seconds)) * 1000).rounded() / 1000
-                clockTime = to.seconds
+                // The event is at the time the clock moved from.
+                let seconds = Self.milliseconds(to.seconds - event.time.seconds)
                 guard seconds > 0 else { continue }
                 add(step: ["name": .string("clock moves \(ScenarioDuration.format(seconds))"), "advance": .string(ScenarioDuration.format(seconds))],
                     at: event.time, before: index)

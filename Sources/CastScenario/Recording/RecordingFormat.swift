@@ -212,7 +212,8 @@ extension RecordedEvent {
         case "clock":
             kind = .clock(to: SimTime(seconds: try root.required("to", "seconds").double()))
         case "reset":
-            kind = .reset(scenario: root["scenario"].flatMap { $0.value.isNull ? nil : $0.value })
+            let scenario = root["scenario"]?.value
+            kind = .reset(scenario: scenario == nil || scenario == .null ? Optional<JSONValue>.none : scenario)
         case "upstream":
             let status = try root.required("status", "connected or failed").oneOf(["connected", "failed"])
             kind = .upstream(try connection(), connected: status == "connected", reason: try root["reason"]?.string())

@@ -134,11 +134,27 @@ extension Recorder {
         case .message(let entry): (.message(RecordedMessage(entry)), entry.time)
         case .event(let event):
             if case .faultApplied(let fault) = event.kind { (.fault(fault), event.time) } else { nil }
-        case .clock(let time): (.clock(to: time), time)
+        case .clock(let time, let from): (.clock(to: time), from)
         case .reset: (.reset(scenario: scenario()), .zero)
         case .connected(let id, let peer, let time): (.connected(id, peer: peer), time)
         case .disconnected(let id, let how, let time): (.disconnected(id, how: how), time)
         case .input(let action, let time): (.input(action), time)
+        }
+    }
+}
+
+extension DeviceRunner {
+    /// The header of a recording of this device, starting now.
+    package func recordingHeader(host: String?, castPort: Int?, version: String = CastsimVersion.current) -> RecordingHeader {
+        RecordingHeader(castsim: version, recordedAt: Recorder.wallNow, source: .device, device: session.scenario.device.identity,
+                        host: host, castPort: castPort, clock: clockReading.mode.setting, scenario: session.scenario.source)
+    }
+
+    /// Hands everything that happens from now on to `recorder`; returns the subscription.
+    package func feed(_ recorder: Recorder) -> Int {
+        subscribe { [unowned self] news in
+            guard let (kind, time) = Recorder.kind(of: news, scenario: { self.session.scenario.source }) else { return }
+            recorder.record(kind, at: time)
         }
     }
 }

@@ -1,0 +1,161 @@
+import CastDevice
+import CastScenario
+import CastWire
+import Foundation
+import Testing
+
+@Suite("Recording format: lines both ways, refusals, redaction, the schema")
+struct RecordingFormatTests {
+    static let header = RecordingHeader(
+        castsim: "0.12.0", recordedAt: 1_764_072_000_123, source: .relay, upstream: "192.168.1.20:8009",
+        device: try! DeviceIdentity(uuid: "0123456789abcdef0123456789abcdef", friendlyName: "Living Room TV"),
+        host: "127.0.0.2", castPort: 8009, clock: .scaled(10), scenario: ["name": "s"], redacted: ["credentials"])
+
+    static func event(_ t: Double, _ kind: RecordedEvent.Kind) -> RecordedEvent {
+        RecordedEvent(time: SimTime(seconds: t), wall: 1_764_072_000_123 + Int64(t * 1000), kind: kind)
+    }
+
+    /// One event of every kind, and each payload form.
+    static let events: [RecordedEvent] = [
+        event(0, .connected(ConnectionID(1), peer: "127.0.0.1:50000")),
+        event(0.5, .message(RecordedMessage(direction: .inbound, connections: [ConnectionID(1)], envelope: CastEnvelope(
+            sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
+            payload: .string(#"{"requestId":1,"type":"GET_STATUS"}"#)), unhandled: "no app"))),
+        event(0.5, .message(RecordedMessage(direction: .outbound, connections: [ConnectionID(1), ConnectionID(2)], envelope: CastEnvelope(
+            sourceId: "receiver-0", destinationId: "*", namespace: CastNamespace.receiver, payload: .string(#"{"requestId":1,"status":{},"type":"RECEIVER_STATUS"}"#))))),
+        event(1, .message(RecordedMessage(direction: .outbound, connections: [ConnectionID(1)], envelope: CastEnvelope(
+            sourceId: "a", destinationId: "b", namespace: "urn:x-cast:com.example", payload: .string("not json"))))),
+        event(1, .message(RecordedMessage(direction: .inbound, connections: [ConnectionID(1)], envelope: CastEnvelope(
+            sourceId: "a", destinationId: "b", namespace: "urn:x-cast:com.example", payload: .binary(Data([0, 1, 2, 255])))))),
+        event(2, .input(["remote": "pause"])),
+        event(2, .fault(.closeConnection(ConnectionID(1), reset: true))),
+        event(2, .fault(.sendFrame(ConnectionID(1), .oversized))),
+        event(2, .fault(.stopHeartbeats(until: SimTime(seconds: 32)))),
+        event(2, .fault(.unresponsive(until: SimTime(seconds: 12)))),
+        event(2, .fault(.delayReplies(by: 2, until: SimTime(seconds: 30), connection: nil))),
+        event(2, .fault(.delayReplies(by: 2, until: SimTime(seconds: 30), connection: ConnectionID(2)))),
+        event(3, .clock(to: SimTime(seconds: 13))),
+        event(13, .disconnected(ConnectionID(1), how: .idleTimeout)),
+        event(13, .upstream(ConnectionID(2), connected: false, reason: "upstream refused the connection")),
+        event(13, .dropped(count: 7)),
+        event(0, .reset(scenario: ["name": "next"])),
+        event(0, .reset(scenario: nil)),
+    ]
+
+    @Test("Every kind of event and the header come back as they were written")
+    func roundTrip() throws {
+        let recording = Recording(header: Self.header, events: Self.events)
+        let text = recording.text()
+        #expect(text.split(separator: "\n").count == Self.events.count + 1)
+        #expect(text.hasSuffix("\n"))
+        let read = try Recording.read(Data(text.utf8))
+        #expect(read.header == Self.header)
+        #expect(read.events.count == Self.events.count)
+        for (got, wanted) in zip(read.events, Self.events) { #expect(got == wanted) }
+        // Every kind is in the list.
+        #expect(Set(Self.events.map(\.kind.name)) == Set(RecordedEvent.Kind.names))
+    }
+
+    @Test("Lines are what docs/recording.md says: JSON payloads parsed, binary as base64, times as ISO 8601")
+    func lineShapes() throws {
+        let lines = Recording(header: Self.header, events: Self.events).text().split(separator: "\n").map { try! JSONValue.parse(String($0)) }
+        #expect(lines[0]["format"] == "castsim-recording")
+        #expect(lines[0]["version"] == 1)
+        #expect(lines[0]["recordedAt"] == "2025-11-25T12:00:00.123Z")
+        #expect(lines[0]["clock"] == ["mode": "scaled", "speed": 10])
+        #expect(lines[0]["device"]?["uuid"] == "0123456789abcdef0123456789abcdef")
+        #expect(lines[2]["payload"] == ["requestId": 1, "type": "GET_STATUS"])
+        #expect(lines[2]["direction"] == "in")
+        #expect(lines[2]["unhandled"] == "no app")
+        #expect(lines[3]["connections"] == [1, 2])
+        #expect(lines[4]["text"] == "not json")
+        #expect(lines[5]["binary"] == "AAEC/w==")
+        #expect(lines[7]["fault"] == "closeConnection" && lines[7]["reset"] == true)
+        #expect(lines[1]["wall"] == "2025-11-25T12:00:00.123Z")
+    }
+
+    @Test("A bad line is refused with its number and what was expected")
+    func refusals() {
+        func problem(_ text: String) -> String? {
+            do {
+                _ = try Recording.read(Data(text.utf8))
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        let header = Recording.line(Self.header.json)
+        #expect(problem("") == "line 1: empty file; expected a castsim recording header")
+        #expect(problem(#"{"format": "other"}"# + "\n")?.hasPrefix("line 1: format: expected \"castsim-recording\"") == true)
+        let future = Self.header.json.replacing("version", with: 2)
+        #expect(problem(Recording.line(future)) == "line 1: version: version 2 is not one this castsim reads (it reads 1)")
+        #expect(problem(header + #"{"event": "message", "t": 1, "wall": "2026-11-25T12:00:00Z"}"# + "\n")
+            == "line 2: direction: missing; expected in or out")
+        #expect(problem(header + #"{"event": "tick", "t": 1, "wall": "2026-11-25T12:00:00Z"}"# + "\n")?.hasPrefix("line 2: event: expected one of") == true)
+        #expect(problem(header + "{nope\n")?.hasPrefix("line 2: not valid JSON at column") == true)
+        #expect(problem(header + #"{"event": "clock", "t": 1, "wall": "yesterday", "to": 2}"# + "\n")?.contains("ISO 8601") == true)
+        // A writer killed in the middle of a line: the partial line is dropped, the rest read.
+        let complete = Recording.line(Self.events[0].json())
+        let read = try? Recording.read(Data((header + complete + #"{"event": "mess"#).utf8))
+        #expect(read?.events == [Self.events[0]])
+    }
+
+    @Test("Redaction replaces a path wherever it occurs, through arrays; other members stay")
+    func redaction() throws {
+        let redaction = try PayloadRedaction(["credentials", "customData.sessionToken"])
+        let payload: JSONValue = [
+            "type": "LOAD", "credentials": "secret", "customData": ["sessionToken": "t1", "keep": 1],
+            "media": ["contentId": "a", "customData": ["sessionToken": "t2"]],
+            "items": [["media": ["customData": ["sessionToken": "t3"]]]],
+            "sessionToken": "not under customData",
+        ]
+        let redacted = redaction.apply(to: payload)
+        #expect(redacted["credentials"] == "<redacted>")
+        #expect(redacted["customData"] == ["sessionToken": "<redacted>", "keep": 1])
+        #expect(redacted["media"]?["customData"]?["sessionToken"] == "<redacted>")
+        #expect(redacted["items"]?.arrayValue?.first?["media"]?["customData"]?["sessionToken"] == "<redacted>")
+        #expect(redacted["sessionToken"] == "not under customData")
+        #expect(redacted["media"]?["contentId"] == "a")
+
+        // In a recording: message payloads and emitted inputs; the header lists the paths.
+        let message = RecordedEvent(time: .zero, wall: 0, kind: .message(RecordedMessage(
+            direction: .inbound, connections: [ConnectionID(1)],
+            envelope: CastEnvelope(sourceId: "s", destinationId: "d", namespace: CastNamespace.media, payload: .string(payload.jsonText())))))
+        let input = RecordedEvent(time: .zero, wall: 0, kind: .input(["emit": ["namespace": "media", "payload": ["type": "X", "credentials": "c"]]]))
+        let text = Recording(header: Self.header, events: [message, input]).text(redacting: redaction)
+        #expect(!text.contains("secret") && !text.contains("t1") && !text.contains("t3") && !text.contains("\"c\""))
+        let read = try Recording.read(Data(text.utf8))
+        #expect(read.header.redacted == ["credentials", "customData.sessionToken"])
+
+        #expect(throws: RedactionPathError.self) { try PayloadRedaction(["a..b"]) }
+        #expect(throws: RedactionPathError.self) { try PayloadRedaction([""]) }
+    }
+
+    @Test("ISO 8601 text for milliseconds reads back to the same milliseconds")
+    func wallTimes() {
+        for milliseconds: Int64 in [0, 1, 999, 86_399_999, 951_782_400_000, 1_764_072_000_123, 4_102_444_799_999] {
+            let text = ISOTime.text(milliseconds: milliseconds)
+            #expect(ISOTime.milliseconds(text) == milliseconds, "\(text)")
+        }
+        #expect(ISOTime.text(milliseconds: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
+    }
+
+    @Test("docs/recording.schema.json knows every event kind and member the writer writes")
+    func schemaAgrees() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/recording.schema.json")
+        let schema = try JSONValue.parse(String(decoding: try Data(contentsOf: url), as: UTF8.self))
+        let kinds = schema["$defs"]?["event"]?["properties"]?["event"]?["enum"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(kinds == RecordedEvent.Kind.names)
+        let headerMembers = Set(schema["$defs"]?["header"]?["properties"]?.objectValue?.keys.map { $0 } ?? [])
+        #expect(Set(Self.header.json.objectValue!.keys).isSubset(of: headerMembers))
+        // Every member an event line has is named by the schema for its kind.
+        let clauses = schema["$defs"]?["event"]?["allOf"]?.arrayValue ?? []
+        for event in Self.events {
+            let line = event.json()
+            let clause = clauses.first { $0["if"]?["properties"]?["event"]?["const"] == .string(event.kind.name) }
+            let named = Set(clause?["then"]?["properties"]?.objectValue?.keys.map { $0 } ?? []).union(["event", "t", "wall"])
+            let members = Set(line.objectValue!.keys)
+            #expect(members.isSubset(of: named), "\(event.kind.name): \(members.subtracting(named))")
+        }
+    }
+}
