@@ -56,7 +56,15 @@ public final class CastSimulator: Sendable {
     }
 
     /// Certifies the device's keys, binds every port and starts the device.
-    public static func start(_ configuration: SimulatorConfiguration) async throws -> CastSimulator {
+    public static func start(_ requested: SimulatorConfiguration) async throws -> CastSimulator {
+        var adjusted = requested
+        if adjusted.relay != nil {
+            // A relay's device sends nothing of its own on relayed connections: the senders'
+            // PINGs and the upstream's PONGs (and the other way) go through.
+            adjusted.device.heartbeatInterval = nil
+            adjusted.device.idleTimeout = nil
+        }
+        let configuration = adjusted
         let credentials = try await DeviceCredentials.make(
             for: configuration.device.identity, pki: configuration.developerPKI, tlsLifetime: configuration.tlsCertificateLifetime)
         let tls = try TLSPresentation(credentials)
