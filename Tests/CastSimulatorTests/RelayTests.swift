@@ -95,6 +95,30 @@ struct RelayTests {
         }
     }
 
+    @Test("An upstream that speaks no TLS fails the handshake and closes the sender's connection")
+    func upstreamWithoutTLS() async throws {
+        // Answers anything with a line of plain text, as an HTTP server on the wrong port would.
+        let plain = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(PlainTextAnswer())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { plain.close(promise: nil) }
+        let port = plain.localAddress!.port!
+        try await Self.withRelay(to: port) { relay, news in
+            let sender = try await CastTestSender.connect(to: relay)
+            try? await sender.send(to: "receiver-0", CastNamespace.connection, ["type": "CONNECT"])
+            #expect(await sender.waitForClose())
+            let reason = await news.first { news -> String? in
+                if case .upstream(_, false, let reason?) = news { reason } else { nil }
+            }
+            #expect(reason?.hasPrefix("TLS handshake with upstream 127.0.0.1:\(port) failed: ") == true, "\(reason ?? "no reason")")
+            #expect(!news.received.contains { if case .upstream(_, true, _) = $0 { true } else { false } })
+        }
+    }
+
     @Test("The upstream closing or resetting the connection closes the sender's", arguments: [
         ("clean", "closed the connection"), ("reset", "reset the connection"),
     ])
@@ -147,6 +171,9 @@ final class NewsLog: Sendable {
 
     func stop() { task.cancel() }
 
+    /// The news so far.
+    var received: [SimulatorNews] { items.withLockedValue { $0 } }
+
     /// Whether some news matches, waiting up to 5 s for it.
     func contains(_ predicate: (SimulatorNews) -> Bool) async -> Bool {
         await first { predicate($0) ? true : nil } ?? false
@@ -159,5 +186,15 @@ final class NewsLog: Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return nil
+    }
+}
+
+/// Writes a line of text to whoever connects and reads, then closes.
+private final class PlainTextAnswer: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.writeAndFlush(NIOAny(ByteBuffer(string: "HTTP/1.0 400 Bad Request\r\n\r\n")), promise: nil)
+        context.close(promise: nil)
     }
 }
