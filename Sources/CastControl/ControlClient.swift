@@ -2,6 +2,7 @@ import CastWire
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// An HTTP/1.1 client of the control API (NIO, one connection per request): what
 /// `castsim ctl` and the tests use.
@@ -21,6 +22,11 @@ package struct ControlClient: Sendable {
     package let host: String
     package let port: Int
     package var token: String?
+    /// HTTPS with this context (castsim's and Cast devices' certificates are self-signed:
+    /// make it without verification); nil: plain HTTP.
+    package var tls: NIOSSLContext?
+    /// How long the TCP connect may take; nil: NIO's default (10 s).
+    package var connectTimeout: TimeAmount?
 
     package init(host: String, port: Int, token: String? = nil) {
         self.host = host
@@ -83,9 +89,13 @@ package struct ControlClient: Sendable {
     package func exchange(_ method: HTTPMethod, _ path: String, body: String?, contentType: String?, headers extra: [(String, String)],
                           onHead: @escaping @Sendable () async throws -> Void = {}, keepingBody: Bool,
                           onChunk: @escaping @Sendable (_ chunk: ByteBuffer, _ body: ByteBuffer) -> Bool) async throws -> Reply {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let connectTimeout { bootstrap = bootstrap.connectTimeout(connectTimeout) }
+        let tls = self.tls
+        let channel = try await bootstrap
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: nil)) }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                 }

@@ -17,7 +17,7 @@ final class EventStreams: Sendable {
     }
 
     private let streams = NIOLockedValueBox(Streams())
-    static let kinds: Set<String> = ["device", "message", "clock", "reset"]
+    static let kinds: Set<String> = ["device", "message", "clock", "reset", "upstream"]
     static let keepAliveInterval: Duration = .seconds(15)
     static let buffer = 4096
     /// Streams open at once: each holds up to `buffer` events for a slow reader.
@@ -127,6 +127,9 @@ final class EventStreams: Sendable {
         case .message(let entry) where wanted.contains("message"): frame("message", JournalView.json(entry))
         case .clock(let time, _) where wanted.contains("clock"): frame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)])
         case .reset where wanted.contains("reset"): frame("reset", [:])
+        case .upstream(let connection, let connected, let reason) where wanted.contains("upstream"):
+            frame("upstream", ["connection": .number(Double(connection.rawValue)), "connected": .bool(connected),
+                               "reason": reason.map(JSONValue.string) ?? .null])
         default: nil
         }
     }

@@ -116,6 +116,14 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         return drain()
     }
 
+    /// Records a message a relay passed on, without the device seeing it: `.inbound` from a
+    /// sender on its way upstream, `.outbound` from the upstream to `connections`. Only
+    /// the journal changes; rules, faults and expectations do not look at it.
+    package mutating func relayed(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID],
+                                  now: SimTime) {
+        journal.record(direction, envelope, connections: connections, at: max(self.now, now))
+    }
+
     /// Lets time pass up to `target`, handling everything due on the way, in order.
     package mutating func advance(to target: SimTime) -> [ScenarioOutput] {
         catchUp(to: target)

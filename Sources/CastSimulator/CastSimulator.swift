@@ -58,7 +58,15 @@ public final class CastSimulator: Sendable {
     }
 
     /// Certifies the device's keys, binds every port and starts the device.
-    public static func start(_ configuration: SimulatorConfiguration) async throws -> CastSimulator {
+    public static func start(_ requested: SimulatorConfiguration) async throws -> CastSimulator {
+        var adjusted = requested
+        if adjusted.relay != nil {
+            // A relay's device sends nothing of its own on relayed connections: the senders'
+            // PINGs and the upstream's PONGs (and the other way) go through.
+            adjusted.device.heartbeatInterval = nil
+            adjusted.device.idleTimeout = nil
+        }
+        let configuration = adjusted
         let credentials = try await DeviceCredentials.make(
             for: configuration.device.identity, pki: configuration.developerPKI, tlsLifetime: configuration.tlsCertificateLifetime)
         let tls = try TLSPresentation(credentials)
@@ -418,6 +426,10 @@ public final class CastSimulator: Sendable {
             let runner = runner.value
             var header = runner.recordingHeader(host: configuration.host, castPort: castAddress.port, version: version)
             header.redacted = redaction.paths
+            if let relay = configuration.relay {
+                header.source = .relay
+                header.upstream = relay.hostAndPort
+            }
             let recorder = try Recorder(path: path, header: header, redaction: redaction, overwrite: overwrite)
             let subscription = runner.feed(recorder)
             recording.withLockedValue { $0 = (recorder, subscription) }

@@ -48,10 +48,19 @@ package final class DeviceRunner {
     private var publishedSequence = 0
     /// Connections the device side is closing, and how, for the news of their end.
     private var closing: [ConnectionID: ConnectionEnding] = [:]
+    /// In relay mode: where every sender's messages go (device auth aside), and the TLS
+    /// context of the links there (nil if it could not be made: each link then fails).
+    private let relay: RelayConfiguration?
+    private let upstreamTLS: Result<NIOSSLContext, any Error>?
+    /// Each sender connection's link to the upstream, in relay mode.
+    private var upstreams: [ConnectionID: UpstreamLink] = [:]
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int,
-         authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn, journalLimit: Int = MessageJournal.defaultLimit) {
+         authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn, journalLimit: Int = MessageJournal.defaultLimit,
+         relay: RelayConfiguration? = nil) {
         self.loop = loop
+        self.relay = relay
+        upstreamTLS = relay.map { _ in Result { try UpstreamLink.makeTLSContext() } }
         self.session = session
         self.clock = clock
         self.authority = authority
@@ -73,7 +82,8 @@ package final class DeviceRunner {
                                       journalLimit: configuration.journalLimit)
         let runner = DeviceRunner(loop: loop, session: session, clock: SimulationClock(mode: configuration.clock),
                                   logger: configuration.logger, outboundQueueLimit: configuration.outboundQueueLimit,
-                                  authority: authority, apps: configuration.apps, journalLimit: configuration.journalLimit)
+                                  authority: authority, apps: configuration.apps, journalLimit: configuration.journalLimit,
+                                  relay: configuration.relay)
         runner.advanceToNow()
         return runner
     }
@@ -104,6 +114,7 @@ package final class DeviceRunner {
             }
             apply(session.connectionOpened(id, now: now, tlsCertificateDER: tlsCertificateDER))
         }
+        if relay != nil { openUpstream(for: id) }
     }
 
     /// `how`: as the connection saw its end (`clean`, or `reset` after an error); the
@@ -113,6 +124,7 @@ package final class DeviceRunner {
         guard connections.removeValue(forKey: id) != nil else { return }
         let ending = closing.removeValue(forKey: id) ?? how
         logger.info("sender disconnected", metadata: ["connection": "\(id)", "how": "\(ending.rawValue)"])
+        closeUpstream(of: id, because: "the sender disconnected")
         serially { [self] in
             if !subscribers.isEmpty {
                 publishMessages()
@@ -126,6 +138,11 @@ package final class DeviceRunner {
         loop.preconditionInEventLoop()
         if logger.logLevel <= .trace {
             logger.trace("→ \(Self.describe(envelope))", metadata: ["connection": "\(id)"])
+        }
+        if relay != nil, envelope.namespace != CastNamespace.deviceAuth {
+            // The device answers device auth with its own credentials; the rest is the upstream's.
+            serially { [self] in forwardUpstream(envelope, from: id) }
+            return
         }
         serially { [self] in apply(session.receive(envelope, on: id, now: now)) }
     }
@@ -179,6 +196,7 @@ package final class DeviceRunner {
         let wasAdvertised = session.device.snapshot.isAdvertised
         let open = connections
         connections.removeAll()
+        for id in upstreams.keys.sorted() { closeUpstream(of: id, because: "the device reset") }
         for sink in open.values {
             sink.flush()
             sink.channel.drop()
@@ -280,6 +298,8 @@ package final class DeviceRunner {
         loop.preconditionInEventLoop()
         wakeUp?.cancel()
         wakeUp = nil
+        for link in upstreams.values { link.close() }
+        upstreams.removeAll()
         for sink in connections.values {
             sink.flush()
             sink.channel.drop()
@@ -400,6 +420,7 @@ package final class DeviceRunner {
                                metadata: ["connection": "\(id)"])
                 connections.removeValue(forKey: id)
                 sink.channel.drop()
+                closeUpstream(of: id, because: "the sender is not reading")
                 serially { [self] in
                     if !subscribers.isEmpty {
                         publishMessages()
@@ -411,6 +432,114 @@ package final class DeviceRunner {
             }
             enqueue(frame, on: sink)
         }
+    }
+
+    // MARK: Relay
+
+    /// Connects the sender's own link to the upstream; what the sender sends meanwhile waits.
+    private func openUpstream(for id: ConnectionID) {
+        guard let relay, connections[id] != nil else { return }
+        let link = UpstreamLink(connection: id, configuration: relay, callbacks: .init(
+            connected: { [weak self] link in self?.serially { self?.upstreamConnected(link) } },
+            received: { [weak self] link, envelopes in
+                guard let self else { return }
+                batch { serially { [self] in relayDownstream(envelopes, over: link) } }
+            },
+            ended: { [weak self] link, reason, level in self?.serially { self?.upstreamEnded(link, reason: reason, level: level) } }))
+        upstreams[id] = link
+        switch upstreamTLS {
+        case .success(let context)?:
+            link.start(on: loop, tls: context)
+        case .failure(let error)?:
+            upstreamEnded(link, reason: "no TLS client for the upstream: \(error)", level: .error)
+        case nil:
+            break
+        }
+    }
+
+    private func upstreamConnected(_ link: UpstreamLink) {
+        let id = link.connection
+        guard upstreams[id] === link else { return }
+        logger.info("upstream \(link.configuration.hostAndPort) connected", metadata: ["connection": "\(id)"])
+        publish(.upstream(id, connected: true, reason: nil))
+        for frame in link.takePending() { forward(frame, over: link) }
+    }
+
+    /// A sender's message on its way upstream: journalled, then written (or held until
+    /// the link is up).
+    private func forwardUpstream(_ envelope: CastEnvelope, from id: ConnectionID) {
+        // No link: it failed and the sender's connection is closing.
+        guard let link = upstreams[id] else { return }
+        let frame: ByteBuffer
+        do {
+            frame = try CastFraming.frame(envelope)
+        } catch {
+            logger.error("not relayed: \(error)", metadata: ["connection": "\(id)", "namespace": "\(envelope.namespace)"])
+            return
+        }
+        session.relayed(.inbound, envelope, connections: [id], now: now)
+        if !subscribers.isEmpty { publishMessages() }
+        forward(frame, over: link)
+    }
+
+    private func forward(_ frame: ByteBuffer, over link: UpstreamLink) {
+        switch link.state {
+        case .connecting:
+            if link.pendingBytes + frame.readableBytes > outboundQueueLimit {
+                upstreamEnded(link, reason: "upstream \(link.configuration.hostAndPort) is not up yet and \(link.pendingBytes) bytes wait for it, over the \(outboundQueueLimit)-byte limit",
+                              level: .warning)
+                link.close()
+                return
+            }
+            link.hold(frame)
+        case .open(let sink):
+            if sink.queuedBytes + frame.readableBytes > outboundQueueLimit {
+                upstreamEnded(link, reason: "upstream \(link.configuration.hostAndPort) is not reading: \(sink.queuedBytes) bytes queued, over the \(outboundQueueLimit)-byte limit",
+                              level: .warning)
+                link.close()
+                return
+            }
+            enqueue(frame, on: sink)
+        case .closed:
+            break
+        }
+    }
+
+    /// The upstream's messages to its sender: journalled as the device's, and written to
+    /// that one connection as the device's replies are.
+    private func relayDownstream(_ envelopes: [CastEnvelope], over link: UpstreamLink) {
+        let id = link.connection
+        guard upstreams[id] === link, connections[id] != nil else { return }
+        for envelope in envelopes {
+            session.relayed(.outbound, envelope, connections: [id], now: now)
+            send(envelope, to: [id])
+        }
+        if !subscribers.isEmpty { publishMessages() }
+    }
+
+    /// The upstream closed or failed (or the link could not go on): the sender's
+    /// connection closes too, after what the upstream sent before.
+    private func upstreamEnded(_ link: UpstreamLink, reason: String, level: Logger.Level) {
+        let id = link.connection
+        guard upstreams[id] === link else { return }
+        upstreams[id] = nil
+        logger.log(level: level, "closing connection: \(LogText.escape(reason, limit: 300))", metadata: ["connection": "\(id)"])
+        if !subscribers.isEmpty { publishMessages() }
+        publish(.upstream(id, connected: false, reason: reason))
+        if let sink = connections[id] {
+            // The device's side ends it, as a real device that goes away.
+            closing[id] = .device
+            sink.flush()
+            sink.channel.drop()
+        }
+    }
+
+    /// Closes a sender's upstream link from this side (the sender went, the device resets).
+    private func closeUpstream(of id: ConnectionID, because reason: String) {
+        guard let link = upstreams.removeValue(forKey: id) else { return }
+        link.close()
+        logger.debug("upstream link closed: \(reason)", metadata: ["connection": "\(id)"])
+        publish(.upstream(id, connected: false, reason: reason))
     }
 
     /// Wakes the device at its next deadline (heartbeat, end of media ...).
@@ -483,4 +612,7 @@ public enum SimulatorNews: Sendable {
     case disconnected(ConnectionID, how: ConnectionEnding, at: SimTime)
     /// An operator input through the control API, as its request wrote it.
     case input(JSONValue, at: SimTime)
+    /// In relay mode: a sender connection's link to the upstream came up (TLS done), or
+    /// ended, with why (the upstream refused, reset or closed; the sender went).
+    case upstream(ConnectionID, connected: Bool, reason: String?)
 }

@@ -38,6 +38,11 @@ public struct SimulatorConfiguration: Sendable {
     /// How the device is advertised over mDNS. Off unless asked: an embedded test device
     /// must not appear on the host's network (`castsim run` turns it on).
     public var discovery: DiscoveryMode = .off
+    /// Relay mode: senders' messages go to this upstream device and its messages come
+    /// back, unchanged and journalled; the simulated device answers device auth only (its
+    /// heartbeat and idle timeout are turned off: it sends nothing of its own). nil: the
+    /// simulated device answers everything.
+    public var relay: RelayConfiguration?
     /// The apps the device can run (tests register their own).
     package var apps: AppRegistry = .builtIn
     public var logger: Logger

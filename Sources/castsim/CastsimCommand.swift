@@ -5,6 +5,7 @@ struct CastsimCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "castsim",
         abstract: "A simulated Google Cast device for testing Cast senders.",
-        subcommands: [RunCommand.self, CtlCommand.self, ValidateCommand.self, SchemaCommand.self, CertsCommand.self, RecordingCommand.self, ScenarioCommand.self],
+        subcommands: [RunCommand.self, RelayCommand.self, CtlCommand.self, ValidateCommand.self, SchemaCommand.self, CertsCommand.self,
+                      RecordingCommand.self, ScenarioCommand.self],
         defaultSubcommand: RunCommand.self)
 }

@@ -54,20 +54,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("manual-clock"), help: "Simulation time moves only by scenario `advance` steps and by \"advance DURATION\" lines on standard input.")
     var manualClock = false
 
-    @Option(help: "Address to bind and advertise.")
-    var host = "0.0.0.0"
-
-    @Option(help: "Cast TLS port. Senders treat any port but 8009 as a cast group. 0 picks a free port.")
-    var port = 8009
-
-    @Option(name: .customLong("http-port"), help: "Port of /setup/eureka_info over HTTP; \"off\" turns it off. 0 picks a free port.")
-    var httpPort = OptionalPort(8008)
-
-    @Option(name: .customLong("https-port"), help: "Port of /setup/eureka_info over HTTPS; \"off\" turns it off. 0 picks a free port.")
-    var httpsPort = OptionalPort(8443)
-
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. trace logs every message.")
-    var logLevel: LogLevelArgument = .init(.info)
+    @OptionGroup var deviceOptions: DeviceOptions
 
     @Option(name: .customLong("heartbeat-interval"), help: "Seconds between the device's PINGs to each sender; 0 turns them off. Without --scenario only: a scenario sets it in its device section.")
     var heartbeatInterval: Double = 5
@@ -85,35 +72,8 @@ struct RunCommand: AsyncParsableCommand {
         """)
     var isolateRequestIds = false
 
-    @Option(name: .customLong("journal-limit"), help: "How many of the senders' messages castsim keeps to show (the newest); expectations and reports do not depend on it.")
-    var journalLimit: Int = 10_000
-
-    @Option(help: "A developer PKI directory (`castsim certs generate --out DIR`) whose device certificate answers device auth. Default: the repository's certs/, else one kept in the state directory ($XDG_STATE_HOME/castsim/certs or ~/.local/state/castsim/certs).")
-    var certs: String?
-
     @Option(name: .customLong("device-auth"), help: "How device-auth challenges are answered: dev-root (a chain to the developer root), self-signed (a chain to no root), error (AuthError), ignore (no reply). Default: the scenario's, else dev-root.")
     var deviceAuth: DeviceAuthMode?
-
-    @Option(help: "Who advertises the device over mDNS: builtin (castsim's own responder, no daemon needed), avahi (a running avahi-daemon; castsim built with --traits Avahi) or off.")
-    var mdns: MDNSChoice = .builtin
-
-    @Option(name: .customLong("interface"), help: "Advertise on this network interface only (repeatable). Default: every multicast-capable interface.")
-    var interfaces: [String] = []
-
-    @Option(name: .customLong("control-host"), help: "Address of the control API and dashboard. Default: --host when that is a loopback address, else 127.0.0.1. Any other address needs --control-token.")
-    var controlHost: String?
-
-    @Option(name: .customLong("control-port"), help: "Port of the control API and dashboard (http://HOST:PORT/); \"off\" turns them off. 0 picks a free port.")
-    var controlPort = OptionalPort(ControlConfiguration.defaultPort)
-
-    @Option(name: .customLong("control-token"), help: "A secret every control request must carry (Authorization: Bearer TOKEN); needed to bind the control API to an address that is not loopback.")
-    var controlToken: String?
-
-    @Option(help: "Write a recording (JSON Lines, docs/recording.md) of everything senders and the device do to this file; `castsim scenario from-recording` turns it into a scenario.")
-    var record: String?
-
-    @Option(help: "With --record: payload members to write as \"<redacted>\", comma-separated dotted paths matched at any depth (credentials,customData.sessionToken).")
-    var redact: String?
 
     @Flag(name: .customLong("audio-only"), help: "Simulate an audio device (no display, no Backdrop idle screen). Without --scenario only: a scenario sets it in its device section.")
     var audioOnly = false
@@ -122,7 +82,6 @@ struct RunCommand: AsyncParsableCommand {
         if let uuid, DeviceIdentity.normalizeUUID(uuid) == nil {
             throw ValidationError("--uuid \"\(uuid)\": expected 32 hex digits, with or without dashes")
         }
-        guard (0...65535).contains(port) else { throw ValidationError("--port \(port): expected a port number 0-65535") }
         try Self.checkSeconds(heartbeatInterval, "--heartbeat-interval", allowZero: true)
         try Self.checkSeconds(idleTimeout, "--idle-timeout", allowZero: true)
         try Self.checkSeconds(defaultDuration, "--default-duration", allowZero: false)
@@ -133,32 +92,8 @@ struct RunCommand: AsyncParsableCommand {
         if let speed, speed > Self.maximumSpeed {
             throw ValidationError("--speed \(NumberText.format(speed)): at most \(NumberText.format(Self.maximumSpeed)) times real time")
         }
-        guard journalLimit >= 0 else { throw ValidationError("--journal-limit must be >= 0") }
         if speed != nil, manualClock { throw ValidationError("--speed and --manual-clock exclude each other") }
-        if redact != nil, record == nil { throw ValidationError("--redact says what a recording leaves out; it needs --record FILE") }
-        _ = try redaction()
         if exitWhenDone, scenario == nil { throw ValidationError("--exit-when-done needs --scenario") }
-        if mdns == .off, !interfaces.isEmpty { throw ValidationError("--interface chooses where mDNS advertises; it makes no sense with --mdns off") }
-        if let controlToken, controlToken.isEmpty { throw ValidationError("--control-token: expected a secret, got nothing") }
-        if controlPort.port != nil, !ControlConfiguration.isLoopback(effectiveControlHost), controlToken == nil {
-            throw ValidationError("--control-host \(effectiveControlHost) is reachable from the network: give a --control-token, or bind a loopback address")
-        }
-    }
-
-    /// The paths `--redact` names.
-    func redaction() throws -> PayloadRedaction {
-        guard let redact else { return .none }
-        do {
-            return try PayloadRedaction(redact.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) })
-        } catch {
-            throw ValidationError("--redact \(error)")
-        }
-    }
-
-    /// Where the control API listens: loopback by default, next to a loopback device (so
-    /// devices on 127.0.0.2 and 127.0.0.3 each have their own on the same port).
-    var effectiveControlHost: String {
-        controlHost ?? (ControlConfiguration.isLoopback(host) ? host : "127.0.0.1")
     }
 
     /// The fastest clock castsim runs, as scenario files allow.
@@ -177,70 +112,13 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let shutdown = ShutdownSignal()
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel.level
-            return handler
-        }
-        var logger = Logger(label: "castsim")
-        logger.logLevel = logLevel.level
+        let logger = deviceOptions.bootstrapLogging()
 
         var configuration = try makeConfiguration(logger: logger)
-        configuration.host = host
-        configuration.castPort = port
-        configuration.httpPort = httpPort.port
-        configuration.httpsPort = httpsPort.port
-        let (pki, origin) = try await PKILocation.resolve(given: certs)
-        configuration.developerPKI = pki
-        logger.info("device auth chains to the developer root in \(origin), SHA-256 \(pki.root.fingerprint)")
-        switch mdns {
-        case .builtin: configuration.discovery = .builtin(interfaces: interfaces)
-        case .avahi: configuration.discovery = .avahi(interfaces: interfaces)
-        case .off: configuration.discovery = .off
-        }
+        try await deviceOptions.apply(to: &configuration, logger: logger)
         if let speed { configuration.clock = .scaled(speed) }
         if manualClock { configuration.clock = .manual }
-        let identity = configuration.device.identity
-
-        configuration.journalLimit = journalLimit
-        let simulator: CastSimulator
-        do {
-            simulator = try await CastSimulator.start(configuration)
-        } catch let error as ListenError {
-            // Name the flag that sets the port: that is what the person at the terminal changes.
-            let flag = switch error.listener {
-            case .cast: "--port"
-            case .http: "--http-port"
-            case .https: "--https-port"
-            }
-            throw StartFailure(description: error.description(naming: flag))
-        } catch let error as DiscoveryUnavailable {
-            throw StartFailure(description: "\(error.description) (--mdns, --interface)")
-        }
-        if let record {
-            do {
-                try await simulator.startRecording(to: record, redacting: try redaction(), overwrite: true)
-            } catch {
-                await simulator.stop()
-                throw StartFailure(description: "\(error) (--record)")
-            }
-        }
-        var control: ControlServer?
-        if let port = controlPort.port {
-            do {
-                control = try await ControlServer.start(ControlConfiguration(host: effectiveControlHost, port: port, token: controlToken),
-                                                        simulator: simulator, logger: logger)
-            } catch {
-                await simulator.stop()
-                throw StartFailure(description: "\(error) (--control-host, --control-port; off turns the control API off)")
-            }
-        }
-        // Written straight to the file descriptor: scripts wait for this line, and a
-        // buffered stdout would hold it back when it is a pipe.
-        let ready = simulator.readyLine + " control=\(control?.hostAndPort ?? "off")"
-        FileHandle.standardOutput.write(Data((ready + "\n").utf8))
-        if let control { logger.info("control API and dashboard: http://\(control.hostAndPort)/") }
-        logger.info("device \"\(identity.friendlyName)\" (\(identity.modelName), \(identity.dashedUUID)) is up: \(ready)")
+        let (simulator, control) = try await deviceOptions.start(configuration, logger: logger)
         if configuration.clock == .manual {
             StandardInputControl.start(simulator: simulator, logger: logger)
         }

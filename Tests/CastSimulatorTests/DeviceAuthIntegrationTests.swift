@@ -57,7 +57,7 @@ struct DeviceAuthIntegrationTests {
         }
     }
 
-    private static func challenge(_ client: CastTestSender, nonce: Data, hash: Cast_Channel_HashAlgorithm) async throws
+    static func challenge(_ client: CastTestSender, nonce: Data, hash: Cast_Channel_HashAlgorithm) async throws
         -> Cast_Channel_AuthResponse?
     {
         var message = Cast_Channel_DeviceAuthMessage()
@@ -74,7 +74,7 @@ struct DeviceAuthIntegrationTests {
         return try Cast_Channel_DeviceAuthMessage(serializedBytes: data).response
     }
 
-    private static func signatureCovers(_ signed: Data, _ response: Cast_Channel_AuthResponse, hash: Cast_Channel_HashAlgorithm) throws
+    static func signatureCovers(_ signed: Data, _ response: Cast_Channel_AuthResponse, hash: Cast_Channel_HashAlgorithm) throws
         -> Bool
     {
         let deviceCertificate = try Certificate(derEncoded: Array(response.clientAuthCertificate))

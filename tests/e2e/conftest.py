@@ -78,6 +78,7 @@ def castsim_factory(
     castsim_bin: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[Callable[..., CastsimDevice]]:
     """Start castsim devices: castsim_factory(name=..., model=..., extra_args=(), console=False).
+    subcommand="relay" starts a relay (pass_name=False: it takes its upstream's name).
 
     console=True: castsim's stdin stays open for device.console("advance 10m").
     """
@@ -93,8 +94,12 @@ def castsim_factory(
         device_uuid=None,
         extra_args: tuple[str, ...] = (),
         console: bool = False,
+        subcommand: str = "run",
+        pass_name: bool = True,
     ) -> CastsimDevice:
         host = _ALLOCATOR.allocate((CAST_PORT, HTTP_PORT, HTTPS_PORT))
+        # A relay simulates no media: it takes no --default-duration.
+        defaults = ("--default-duration", str(DEFAULT_DURATION_SECONDS)) if subcommand == "run" else ()
         device = start_castsim(
             castsim_bin,
             host,
@@ -103,10 +108,10 @@ def castsim_factory(
             model=model,
             device_uuid=device_uuid,
             log_level=log_level,
-            extra_args=(
-                "--default-duration", str(DEFAULT_DURATION_SECONDS), *extra_args,
-            ),
+            extra_args=(*defaults, *extra_args),
             console=console,
+            subcommand=subcommand,
+            pass_name=pass_name,
         )  # fmt: skip
         _ALL_DEVICES.append(device)
         devices.append(device)

@@ -285,8 +285,12 @@ def start_castsim(
     ready_timeout: float = READY_TIMEOUT,
     console: bool = False,
     prefix: tuple[str, ...] = (),
+    subcommand: str = "run",
+    pass_name: bool = True,
 ) -> CastsimDevice:
-    """Start `castsim run` on host with the standard ports; wait until ready.
+    """Start `castsim run` (or `subcommand`, e.g. relay) on host with the standard
+    ports; wait until ready. pass_name=False leaves --name out: the device names
+    itself (a relay after its upstream), and `name` is what the test expects.
 
     console=True keeps castsim's standard input open for CastsimDevice.console()
     (the manual clock reads `advance DURATION` lines there); otherwise it is
@@ -297,8 +301,8 @@ def start_castsim(
         # e.g. ("ip", "netns", "exec", NS): it execs castsim, so the process is castsim's.
         *prefix,
         str(binary),
-        "run",
-        "--name", name,
+        subcommand,
+        *(("--name", name) if pass_name else ()),
         "--model", model,
         "--uuid", device_uuid.hex,
         "--host", host,

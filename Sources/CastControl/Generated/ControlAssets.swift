@@ -629,16 +629,16 @@ enum ControlAssets {
           "events"
         ],
         "summary": "Live event stream (Server-Sent Events)",
-        "description": "Server-Sent Events; each event has an `event:` name and JSON `data:`. `hello` comes first, on connect, with the simulation time then (`{\"time\": 12.5}`). `device`: a typed device event, `{\"time\": 3.2, \"kind\": \"playerStateChanged\", \"text\": \"...\", ...fields}`, kinds as the core names them (connectionOpened, connectionClosed, senderConnected, senderDisconnected, appLaunched, appStopped, mediaSessionStarted, mediaSessionEnded, itemChanged, playerStateChanged, volumeChanged, streamVolumeChanged, playbackRateChanged, activeTracksChanged, textTrackStyleChanged, standbyChanged, advertisementChanged, faultApplied, messageUnhandled). `message`: a journal entry (as in `GET /api/v1/journal`). `clock`: the clock after a manual advance. `reset`: after a reset or a scenario load. A comment line (`: keep-alive`) every 15 s. The stream does not end by itself. A client too slow to keep up loses the oldest events (the stream never holds the device back).",
+        "description": "Server-Sent Events; each event has an `event:` name and JSON `data:`. `hello` comes first, on connect, with the simulation time then (`{\"time\": 12.5}`). `device`: a typed device event, `{\"time\": 3.2, \"kind\": \"playerStateChanged\", \"text\": \"...\", ...fields}`, kinds as the core names them (connectionOpened, connectionClosed, senderConnected, senderDisconnected, appLaunched, appStopped, mediaSessionStarted, mediaSessionEnded, itemChanged, playerStateChanged, volumeChanged, streamVolumeChanged, playbackRateChanged, activeTracksChanged, textTrackStyleChanged, standbyChanged, advertisementChanged, faultApplied, messageUnhandled). `message`: a journal entry (as in `GET /api/v1/journal`). `clock`: the clock after a manual advance. `reset`: after a reset or a scenario load. `upstream` (relay mode, `castsim relay`): a sender connection's link to the upstream device came up or ended, `{\"connection\": 1, \"connected\": false, \"reason\": \"upstream 10.0.0.5:8009 refused the connection\"}` (`reason` null when it came up). A comment line (`: keep-alive`) every 15 s. The stream does not end by itself. A client too slow to keep up loses the oldest events (the stream never holds the device back).",
         "parameters": [
           {
             "name": "types",
             "in": "query",
             "required": false,
-            "description": "Comma-separated names of the events to send: device, message, clock, reset (e.g. `device,clock`); default all. `hello` always comes first.",
+            "description": "Comma-separated names of the events to send: device, message, clock, reset, upstream (e.g. `device,clock`); default all. `hello` always comes first.",
             "schema": {
               "type": "string",
-              "pattern": "^,*((device|message|clock|reset)(,+(device|message|clock|reset))*,*)?$"
+              "pattern": "^,*((device|message|clock|reset|upstream)(,+(device|message|clock|reset|upstream))*,*)?$"
             }
           },
           {

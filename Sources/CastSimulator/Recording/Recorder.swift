@@ -129,7 +129,7 @@ extension Recorder {
     /// What a piece of news is in a recording, if anything; `scenario`: what the device
     /// runs, for a reset. Connections' opening and closing come as their own news (with
     /// the peer and how it ended), not as the device's events.
-    static func kind(of news: SimulatorNews, scenario: () -> JSONValue?) -> (RecordedEvent.Kind, SimTime)? {
+    static func kind(of news: SimulatorNews, now: SimTime, scenario: () -> JSONValue?) -> (RecordedEvent.Kind, SimTime)? {
         switch news {
         case .message(let entry): (.message(RecordedMessage(entry)), entry.time)
         case .event(let event):
@@ -139,6 +139,7 @@ extension Recorder {
         case .connected(let id, let peer, let time): (.connected(id, peer: peer), time)
         case .disconnected(let id, let how, let time): (.disconnected(id, how: how), time)
         case .input(let action, let time): (.input(action), time)
+        case .upstream(let id, let connected, let reason): (.upstream(id, connected: connected, reason: reason), now)
         }
     }
 }
@@ -153,7 +154,7 @@ extension DeviceRunner {
     /// Hands everything that happens from now on to `recorder`; returns the subscription.
     package func feed(_ recorder: Recorder) -> Int {
         subscribe { [unowned self] news in
-            guard let (kind, time) = Recorder.kind(of: news, scenario: { self.session.scenario.source }) else { return }
+            guard let (kind, time) = Recorder.kind(of: news, now: now, scenario: { self.session.scenario.source }) else { return }
             recorder.record(kind, at: time)
         }
     }

@@ -1,0 +1,156 @@
+import ArgumentParser
+import CastControl
+import CastScenario
+import CastSimulator
+import Foundation
+import Logging
+
+/// Where a device listens and who can find and steer it: the options `run` and `relay`
+/// share, and the start both make of them (device, control API, the ready line).
+struct DeviceOptions: ParsableArguments {
+    @Option(help: "Address to bind and advertise.")
+    var host = "0.0.0.0"
+
+    @Option(help: "Cast TLS port. Senders treat any port but 8009 as a cast group. 0 picks a free port.")
+    var port = 8009
+
+    @Option(name: .customLong("http-port"), help: "Port of /setup/eureka_info over HTTP; \"off\" turns it off. 0 picks a free port.")
+    var httpPort = OptionalPort(8008)
+
+    @Option(name: .customLong("https-port"), help: "Port of /setup/eureka_info over HTTPS; \"off\" turns it off. 0 picks a free port.")
+    var httpsPort = OptionalPort(8443)
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. trace logs every message.")
+    var logLevel: LogLevelArgument = .init(.info)
+
+    @Option(name: .customLong("journal-limit"), help: "How many of the senders' messages castsim keeps to show (the newest); expectations and reports do not depend on it.")
+    var journalLimit: Int = 10_000
+
+    @Option(help: "A developer PKI directory (`castsim certs generate --out DIR`) whose device certificate answers device auth. Default: the repository's certs/, else one kept in the state directory ($XDG_STATE_HOME/castsim/certs or ~/.local/state/castsim/certs).")
+    var certs: String?
+
+    @Option(help: "Who advertises the device over mDNS: builtin (castsim's own responder, no daemon needed), avahi (a running avahi-daemon; castsim built with --traits Avahi) or off.")
+    var mdns: MDNSChoice = .builtin
+
+    @Option(name: .customLong("interface"), help: "Advertise on this network interface only (repeatable). Default: every multicast-capable interface.")
+    var interfaces: [String] = []
+
+    @Option(name: .customLong("control-host"), help: "Address of the control API and dashboard. Default: --host when that is a loopback address, else 127.0.0.1. Any other address needs --control-token.")
+    var controlHost: String?
+
+    @Option(name: .customLong("control-port"), help: "Port of the control API and dashboard (http://HOST:PORT/); \"off\" turns them off. 0 picks a free port.")
+    var controlPort = OptionalPort(ControlConfiguration.defaultPort)
+
+    @Option(name: .customLong("control-token"), help: "A secret every control request must carry (Authorization: Bearer TOKEN); needed to bind the control API to an address that is not loopback.")
+    var controlToken: String?
+
+    @Option(help: "Write a recording (JSON Lines, docs/recording.md) of everything senders and the device do to this file; `castsim scenario from-recording` turns it into a scenario.")
+    var record: String?
+
+    @Option(help: "With --record: payload members to write as \"<redacted>\", comma-separated dotted paths matched at any depth (credentials,customData.sessionToken).")
+    var redact: String?
+
+    func validate() throws {
+        if redact != nil, record == nil { throw ValidationError("--redact says what a recording leaves out; it needs --record FILE") }
+        _ = try redaction()
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port): expected a port number 0-65535") }
+        guard journalLimit >= 0 else { throw ValidationError("--journal-limit must be >= 0") }
+        if mdns == .off, !interfaces.isEmpty { throw ValidationError("--interface chooses where mDNS advertises; it makes no sense with --mdns off") }
+        if let controlToken, controlToken.isEmpty { throw ValidationError("--control-token: expected a secret, got nothing") }
+        if controlPort.port != nil, !ControlConfiguration.isLoopback(effectiveControlHost), controlToken == nil {
+            throw ValidationError("--control-host \(effectiveControlHost) is reachable from the network: give a --control-token, or bind a loopback address")
+        }
+    }
+
+    /// The paths `--redact` names.
+    func redaction() throws -> PayloadRedaction {
+        guard let redact else { return .none }
+        do {
+            return try PayloadRedaction(redact.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) })
+        } catch {
+            throw ValidationError("--redact \(error)")
+        }
+    }
+
+    /// Where the control API listens: loopback by default, next to a loopback device (so
+    /// devices on 127.0.0.2 and 127.0.0.3 each have their own on the same port).
+    var effectiveControlHost: String {
+        controlHost ?? (ControlConfiguration.isLoopback(host) ? host : "127.0.0.1")
+    }
+
+    /// Logs to standard error at --log-level; the logger castsim's own lines go to.
+    func bootstrapLogging() -> Logger {
+        let level = logLevel.level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: "castsim")
+        logger.logLevel = level
+        return logger
+    }
+
+    /// Sets where `configuration` listens, how it is advertised, its journal and its PKI.
+    func apply(to configuration: inout SimulatorConfiguration, logger: Logger) async throws {
+        configuration.host = host
+        configuration.castPort = port
+        configuration.httpPort = httpPort.port
+        configuration.httpsPort = httpsPort.port
+        configuration.journalLimit = journalLimit
+        let (pki, origin) = try await PKILocation.resolve(given: certs)
+        configuration.developerPKI = pki
+        logger.info("device auth chains to the developer root in \(origin), SHA-256 \(pki.root.fingerprint)")
+        switch mdns {
+        case .builtin: configuration.discovery = .builtin(interfaces: interfaces)
+        case .avahi: configuration.discovery = .avahi(interfaces: interfaces)
+        case .off: configuration.discovery = .off
+        }
+    }
+
+    /// Starts the device and its control API and prints the ready line on standard output:
+    ///   castsim ready cast=HOST:PORT http=HOST:PORT https=HOST:PORT control=HOST:PORT
+    func start(_ configuration: SimulatorConfiguration, logger: Logger) async throws -> (CastSimulator, ControlServer?) {
+        let simulator: CastSimulator
+        do {
+            simulator = try await CastSimulator.start(configuration)
+        } catch let error as ListenError {
+            // Name the flag that sets the port: that is what the person at the terminal changes.
+            let flag = switch error.listener {
+            case .cast: "--port"
+            case .http: "--http-port"
+            case .https: "--https-port"
+            }
+            throw StartFailure(description: error.description(naming: flag))
+        } catch let error as DiscoveryUnavailable {
+            throw StartFailure(description: "\(error.description) (--mdns, --interface)")
+        }
+        if let record {
+            // Before the ready line: a sender that waits for it is recorded from its first byte.
+            do {
+                try await simulator.startRecording(to: record, redacting: try redaction(), overwrite: true)
+            } catch {
+                await simulator.stop()
+                throw StartFailure(description: "\(error) (--record)")
+            }
+        }
+        var control: ControlServer?
+        if let port = controlPort.port {
+            do {
+                control = try await ControlServer.start(ControlConfiguration(host: effectiveControlHost, port: port, token: controlToken),
+                                                        simulator: simulator, logger: logger)
+            } catch {
+                await simulator.stop()
+                throw StartFailure(description: "\(error) (--control-host, --control-port; off turns the control API off)")
+            }
+        }
+        // Written straight to the file descriptor: scripts wait for this line, and a
+        // buffered stdout would hold it back when it is a pipe.
+        let ready = simulator.readyLine + " control=\(control?.hostAndPort ?? "off")"
+        FileHandle.standardOutput.write(Data((ready + "\n").utf8))
+        if let control { logger.info("control API and dashboard: http://\(control.hostAndPort)/") }
+        let identity = configuration.device.identity
+        logger.info("device \"\(identity.friendlyName)\" (\(identity.modelName), \(identity.dashedUUID)) is up: \(ready)")
+        return (simulator, control)
+    }
+}
