@@ -25,6 +25,7 @@ embed() { # NAME FILE DOC
     embed openAPI "$assets/openapi.json" "The OpenAPI document of the control API (GET /api/v1/openapi.json)."
     embed dashboardHTML "$assets/dashboard.html" "The dashboard page (GET /)."
     embed dashboardJS "$assets/dashboard.js" "The dashboard's script."
+    embed recordingJS "$assets/recording.js" "The dashboard's recording player."
     embed dashboardCSS "$assets/dashboard.css" "The dashboard's style sheet."
     echo "}"
 } > "$out"

@@ -16,7 +16,7 @@ struct ControlRoutes: Sendable {
 
     /// Every path and the methods it takes: the router's, and what a 405 lists.
     static let table: [String: [HTTPRequest.Method]] = [
-        "/": [.get], "/dashboard.js": [.get], "/dashboard.css": [.get],
+        "/": [.get], "/dashboard.js": [.get], "/recording.js": [.get], "/dashboard.css": [.get],
         "\(prefix)/openapi.json": [.get], "\(prefix)/state": [.get],
         "\(prefix)/journal": [.get, .delete], "\(prefix)/journal/unhandled": [.get],
         "\(prefix)/verify": [.post], "\(prefix)/act": [.post],
@@ -29,6 +29,7 @@ struct ControlRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in ControlResponse.text(ControlAssets.dashboardHTML, contentType: "text/html; charset=utf-8") }
         router.get("/dashboard.js") { _, _ in ControlResponse.text(ControlAssets.dashboardJS, contentType: "text/javascript; charset=utf-8") }
+        router.get("/recording.js") { _, _ in ControlResponse.text(ControlAssets.recordingJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }
         router.get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlAssets.openAPI, contentType: "application/json") }
         router.get("\(Self.prefix)/state") { request, _ in try await state(request) }

@@ -151,6 +151,10 @@
   // ---------------------------------------------------------------- device state
 
   let state = null;
+  // While a recording is open (recording.js) the panels show its state, not the device's:
+  // `replaying` is true, `state` is the recorded state and `liveState` the newest live one.
+  let replaying = false;
+  let liveState = null;
   // The device clock as last seen: its time at `at` (performance.now()), its mode and speed.
   let clock = null;
   let stateFailures = 0;
@@ -200,8 +204,9 @@
 
   function applyState(s) {
     if (!s || typeof s !== "object") return;
-    state = s;
     setClock(s.clock || { mode: "real" }, isNum(s.time) ? s.time : s.clock && s.clock.time);
+    if (replaying) { liveState = s; return; }
+    state = s;
     render();
   }
 
@@ -334,7 +339,8 @@
     art.style.setProperty("--art-b", `hsl(${(hue + 50) % 360} 55% 16%)`);
 
     $("player-state").textContent = playerState;
-    const phase = media && media.phase ? String(media.phase) : "";
+    // A recorded MEDIA_STATUS has no phase; its idleReason says why the player is idle.
+    const phase = media && media.phase ? String(media.phase) : media && media.idleReason ? String(media.idleReason) : "";
     $("phase").textContent = phase && phase !== playerState.toLowerCase() ? phase : "";
     const buffering = !!media && (phase === "buffering" || playerState === "BUFFERING" || media.bufferingUntil != null);
     $("buffering").hidden = !buffering;
@@ -536,9 +542,9 @@
   }
 
   let lastSendersKey = null;
-  function renderSenders(connections) {
+  function renderSenders(connections, readOnly = false) {
     const conns = Array.isArray(connections) ? connections : [];
-    const key = JSON.stringify(conns);
+    const key = JSON.stringify([conns, readOnly]);
     if (key === lastSendersKey) return;
     lastSendersKey = key;
     const box = $("senders");
@@ -559,6 +565,7 @@
       if (extra.length) head.appendChild(el("span", "muted", extra.map(([k, v]) => `${k}: ${v}`).join(" · ")));
       head.appendChild(el("span", "spacer"));
       const button = (action, label, aria, title) => {
+        if (readOnly) return;
         const b = el("button", "btn small", label);
         b.type = "button";
         b.dataset.action = action;
@@ -672,8 +679,8 @@
     $("device-name").textContent = device.name || "castsim";
     $("device-model").textContent = [device.model, device.manufacturer].filter(Boolean).join(" · ");
     const adv = $("device-advertised");
-    adv.textContent = device.advertised === false ? "not advertised" : "advertised";
-    adv.className = "chip " + (device.advertised === false ? "off" : "on");
+    adv.textContent = s.replay ? "recorded" : device.advertised === false ? "not advertised" : "advertised";
+    adv.className = "chip " + (s.replay ? "" : device.advertised === false ? "off" : "on");
     const authSelect = $("device-auth");
     if (device.deviceAuth && document.activeElement !== authSelect) {
       if (![...authSelect.options].some((o) => o.value === device.deviceAuth)) {
@@ -687,7 +694,7 @@
 
     const mode = (s.clock && s.clock.mode) || (clock && clock.mode) || "real";
     $("clock-mode").textContent = mode === "scaled" && s.clock && isNum(s.clock.speed) ? `scaled ×${s.clock.speed}` : mode;
-    $("clock-controls").hidden = mode !== "manual";
+    $("clock-controls").hidden = mode !== "manual" || !!s.replay;
 
     const volume = s.volume || {};
     const level = isNum(volume.level) ? volume.level : 1;
@@ -704,7 +711,7 @@
 
     renderTV(s);
     renderQueue(s.media);
-    renderSenders(s.connections);
+    renderSenders(s.connections, !!s.replay);
     renderEMP(s.emp);
   }
 
@@ -1096,7 +1103,7 @@
     });
     source.addEventListener("device", (event) => {
       const data = parse(event);
-      if (data) {
+      if (data && !replaying) {
         const line = $("last-event");
         line.textContent = `${isNum(data.time) ? data.time.toFixed(2) + "  " : ""}${data.text || data.kind || ""}`;
         line.title = JSON.stringify(data);
@@ -1199,6 +1206,10 @@
       const handler = ACTIONS[button.dataset.action];
       if (!handler) return;
       event.preventDefault();
+      if (replaying && button.dataset.action !== "clear-journal") {
+        toast("A recording is open: Back to live to act on the device", "error");
+        return;
+      }
       handler(button);
     });
     $("advance-form").addEventListener("submit", (event) => {
@@ -1221,6 +1232,50 @@
       if (event.key === "Escape") $("toasts").replaceChildren();
     });
   }
+
+  // ---------------------------------------------------------------- replay (recording.js)
+
+  // What the device controls are while a recording plays: disabled, they act on the live device.
+  const DEVICE_CONTROLS = ".controls button, .controls input, .controls select, .topbar button[data-action=reset]";
+  let liveLastEvent = null;
+
+  /** Shows `s` (the shape GET /api/v1/state has, with `replay: true`) instead of the live state. */
+  function showReplayState(s, lastEvent) {
+    if (!replaying) {
+      replaying = true;
+      liveState = state;
+      const line = $("last-event");
+      liveLastEvent = { text: line.textContent, title: line.title };
+      for (const control of document.querySelectorAll(DEVICE_CONTROLS)) control.disabled = true;
+      document.body.classList.add("replaying");
+    }
+    state = s;
+    const line = $("last-event");
+    line.textContent = lastEvent || "—";
+    line.title = "";
+    render();
+  }
+
+  /** Back to the live device: its newest state, and the controls again. */
+  function endReplay() {
+    if (!replaying) return;
+    replaying = false;
+    document.body.classList.remove("replaying");
+    for (const control of document.querySelectorAll(DEVICE_CONTROLS)) control.disabled = false;
+    if (liveLastEvent) {
+      $("last-event").textContent = liveLastEvent.text;
+      $("last-event").title = liveLastEvent.title;
+    }
+    state = liveState;
+    liveState = null;
+    if (state) render();
+    scheduleState(0);
+  }
+
+  window.castsimDashboard = {
+    showReplayState, endReplay, toast, el, isNum, compactJSON, shortNamespace,
+    get replaying() { return replaying; },
+  };
 
   // ---------------------------------------------------------------- start
 

@@ -784,6 +784,37 @@ enum ControlAssets {
         }
       }
     },
+    "/recording.js": {
+      "get": {
+        "operationId": "getRecordingPlayerScript",
+        "tags": [
+          "dashboard"
+        ],
+        "summary": "The dashboard's recording player",
+        "description": "The dashboard's JavaScript that opens a recording (read in the browser, not uploaded) and steps through it.",
+        "responses": {
+          "200": {
+            "description": "The script.",
+            "content": {
+              "text/javascript": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          }
+        }
+      }
+    },
     "/dashboard.css": {
       "get": {
         "operationId": "getDashboardStyles",
@@ -2787,6 +2818,7 @@ enum ControlAssets {
 <title>castsim</title>
 <link rel="stylesheet" href="dashboard.css">
 <script src="dashboard.js" defer></script>
+<script src="recording.js" defer></script>
 </head>
 <body>
 <header class="topbar">
@@ -2804,9 +2836,33 @@ enum ControlAssets {
     <div id="conn-status" class="conn-status" data-state="connecting" role="status" aria-live="polite" title="Event stream">
       <span class="dot" aria-hidden="true"></span><span id="conn-status-text">Connecting…</span>
     </div>
+    <label class="btn file-btn" title="Open a recording (JSON Lines, docs/recording.md) and step through it; the file is read here, not uploaded">Open recording…
+      <input type="file" id="recording-input" class="visually-hidden" data-testid="recording-input" accept=".jsonl,.json,.ndjson,.txt,application/jsonl,application/x-ndjson,text/plain" aria-label="Open a recording">
+    </label>
     <button type="button" class="btn danger" data-action="reset" aria-label="Reset the scenario to its start">Reset</button>
   </div>
 </header>
+
+<section id="recording-banner" class="replay-banner" data-testid="recording-banner" hidden aria-label="Replaying a recording">
+  <div class="replay-row">
+    <span class="chip replay-chip" title="The panels show the recording; live device updates are held back until Back to live (the message log stays live)">Replay</span>
+    <b id="recording-file" class="replay-file" data-testid="recording-file"></b>
+    <span class="muted">device</span> <span id="recording-device" data-testid="recording-device"></span>
+    <span class="muted">source</span> <span id="recording-source" data-testid="recording-source"></span>
+    <span id="recording-count" data-testid="recording-count"></span>
+    <span id="recording-skipped" class="chip off" data-testid="recording-skipped" hidden></span>
+    <span class="spacer"></span>
+    <span class="muted replay-note">live view paused</span>
+    <button type="button" class="btn" id="recording-close" data-testid="recording-close" aria-label="Close the recording and go back to the live device">Back to live</button>
+  </div>
+  <div class="replay-row">
+    <button type="button" class="btn" id="recording-prev" data-testid="recording-prev" aria-label="Previous step (left arrow)" title="Previous step (←)">◀ Prev</button>
+    <input type="range" id="recording-slider" class="replay-slider" data-testid="recording-slider" min="0" max="0" step="1" value="0" aria-label="Step in the recording">
+    <button type="button" class="btn" id="recording-next" data-testid="recording-next" aria-label="Next step (right arrow)" title="Next step (→)">Next ▶</button>
+    <span id="recording-step" class="mono replay-step" data-testid="recording-step" aria-live="polite">0 / 0</span>
+    <span id="recording-time" class="mono muted replay-time" data-testid="recording-time"></span>
+  </div>
+</section>
 
 <main class="layout">
   <section class="col col-left" aria-label="Device">
@@ -2921,6 +2977,11 @@ enum ControlAssets {
   </section>
 
   <section class="col col-right" aria-label="Senders and messages">
+    <div class="panel recording-panel" id="recording-panel" data-testid="recording-panel" hidden aria-label="Recorded events">
+      <h2>Recording <span class="muted">(click a row to go there; ← → step)</span></h2>
+      <ol id="recording-events" class="recording-events" data-testid="recording-events"></ol>
+    </div>
+
     <div class="panel senders-panel" aria-label="Senders">
       <h2>Senders <span id="senders-count" class="muted"></span></h2>
       <div id="senders" class="senders" data-testid="senders"></div>
@@ -3114,6 +3175,10 @@ enum ControlAssets {
   // ---------------------------------------------------------------- device state
 
   let state = null;
+  // While a recording is open (recording.js) the panels show its state, not the device's:
+  // `replaying` is true, `state` is the recorded state and `liveState` the newest live one.
+  let replaying = false;
+  let liveState = null;
   // The device clock as last seen: its time at `at` (performance.now()), its mode and speed.
   let clock = null;
   let stateFailures = 0;
@@ -3163,8 +3228,9 @@ enum ControlAssets {
 
   function applyState(s) {
     if (!s || typeof s !== "object") return;
-    state = s;
     setClock(s.clock || { mode: "real" }, isNum(s.time) ? s.time : s.clock && s.clock.time);
+    if (replaying) { liveState = s; return; }
+    state = s;
     render();
   }
 
@@ -3297,7 +3363,8 @@ enum ControlAssets {
     art.style.setProperty("--art-b", `hsl(${(hue + 50) % 360} 55% 16%)`);
 
     $("player-state").textContent = playerState;
-    const phase = media && media.phase ? String(media.phase) : "";
+    // A recorded MEDIA_STATUS has no phase; its idleReason says why the player is idle.
+    const phase = media && media.phase ? String(media.phase) : media && media.idleReason ? String(media.idleReason) : "";
     $("phase").textContent = phase && phase !== playerState.toLowerCase() ? phase : "";
     const buffering = !!media && (phase === "buffering" || playerState === "BUFFERING" || media.bufferingUntil != null);
     $("buffering").hidden = !buffering;
@@ -3499,9 +3566,9 @@ enum ControlAssets {
   }
 
   let lastSendersKey = null;
-  function renderSenders(connections) {
+  function renderSenders(connections, readOnly = false) {
     const conns = Array.isArray(connections) ? connections : [];
-    const key = JSON.stringify(conns);
+    const key = JSON.stringify([conns, readOnly]);
     if (key === lastSendersKey) return;
     lastSendersKey = key;
     const box = $("senders");
@@ -3522,6 +3589,7 @@ enum ControlAssets {
       if (extra.length) head.appendChild(el("span", "muted", extra.map(([k, v]) => `${k}: ${v}`).join(" · ")));
       head.appendChild(el("span", "spacer"));
       const button = (action, label, aria, title) => {
+        if (readOnly) return;
         const b = el("button", "btn small", label);
         b.type = "button";
         b.dataset.action = action;
@@ -3635,8 +3703,8 @@ enum ControlAssets {
     $("device-name").textContent = device.name || "castsim";
     $("device-model").textContent = [device.model, device.manufacturer].filter(Boolean).join(" · ");
     const adv = $("device-advertised");
-    adv.textContent = device.advertised === false ? "not advertised" : "advertised";
-    adv.className = "chip " + (device.advertised === false ? "off" : "on");
+    adv.textContent = s.replay ? "recorded" : device.advertised === false ? "not advertised" : "advertised";
+    adv.className = "chip " + (s.replay ? "" : device.advertised === false ? "off" : "on");
     const authSelect = $("device-auth");
     if (device.deviceAuth && document.activeElement !== authSelect) {
       if (![...authSelect.options].some((o) => o.value === device.deviceAuth)) {
@@ -3650,7 +3718,7 @@ enum ControlAssets {
 
     const mode = (s.clock && s.clock.mode) || (clock && clock.mode) || "real";
     $("clock-mode").textContent = mode === "scaled" && s.clock && isNum(s.clock.speed) ? `scaled ×${s.clock.speed}` : mode;
-    $("clock-controls").hidden = mode !== "manual";
+    $("clock-controls").hidden = mode !== "manual" || !!s.replay;
 
     const volume = s.volume || {};
     const level = isNum(volume.level) ? volume.level : 1;
@@ -3667,7 +3735,7 @@ enum ControlAssets {
 
     renderTV(s);
     renderQueue(s.media);
-    renderSenders(s.connections);
+    renderSenders(s.connections, !!s.replay);
     renderEMP(s.emp);
   }
 
@@ -4059,7 +4127,7 @@ enum ControlAssets {
     });
     source.addEventListener("device", (event) => {
       const data = parse(event);
-      if (data) {
+      if (data && !replaying) {
         const line = $("last-event");
         line.textContent = `${isNum(data.time) ? data.time.toFixed(2) + "  " : ""}${data.text || data.kind || ""}`;
         line.title = JSON.stringify(data);
@@ -4162,6 +4230,10 @@ enum ControlAssets {
       const handler = ACTIONS[button.dataset.action];
       if (!handler) return;
       event.preventDefault();
+      if (replaying && button.dataset.action !== "clear-journal") {
+        toast("A recording is open: Back to live to act on the device", "error");
+        return;
+      }
       handler(button);
     });
     $("advance-form").addEventListener("submit", (event) => {
@@ -4185,6 +4257,50 @@ enum ControlAssets {
     });
   }
 
+  // ---------------------------------------------------------------- replay (recording.js)
+
+  // What the device controls are while a recording plays: disabled, they act on the live device.
+  const DEVICE_CONTROLS = ".controls button, .controls input, .controls select, .topbar button[data-action=reset]";
+  let liveLastEvent = null;
+
+  /** Shows `s` (the shape GET /api/v1/state has, with `replay: true`) instead of the live state. */
+  function showReplayState(s, lastEvent) {
+    if (!replaying) {
+      replaying = true;
+      liveState = state;
+      const line = $("last-event");
+      liveLastEvent = { text: line.textContent, title: line.title };
+      for (const control of document.querySelectorAll(DEVICE_CONTROLS)) control.disabled = true;
+      document.body.classList.add("replaying");
+    }
+    state = s;
+    const line = $("last-event");
+    line.textContent = lastEvent || "—";
+    line.title = "";
+    render();
+  }
+
+  /** Back to the live device: its newest state, and the controls again. */
+  function endReplay() {
+    if (!replaying) return;
+    replaying = false;
+    document.body.classList.remove("replaying");
+    for (const control of document.querySelectorAll(DEVICE_CONTROLS)) control.disabled = false;
+    if (liveLastEvent) {
+      $("last-event").textContent = liveLastEvent.text;
+      $("last-event").title = liveLastEvent.title;
+    }
+    state = liveState;
+    liveState = null;
+    if (state) render();
+    scheduleState(0);
+  }
+
+  window.castsimDashboard = {
+    showReplayState, endReplay, toast, el, isNum, compactJSON, shortNamespace,
+    get replaying() { return replaying; },
+  };
+
   // ---------------------------------------------------------------- start
 
   function start() {
@@ -4199,6 +4315,431 @@ enum ControlAssets {
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
+})();
+
+"""####
+
+    /// The dashboard's recording player.
+    static let recordingJS = ####"""
+// castsim dashboard: the recording player. Opens a recording (docs/recording.md) from a file
+// the browser reads (nothing is uploaded) and steps through it; the panels of dashboard.js
+// show the state the senders saw after each step, built in the shape GET /api/v1/state has.
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const dash = window.castsimDashboard;
+  if (!dash) return;
+  const { el, isNum, compactJSON, shortNamespace, toast } = dash;
+
+  const NS_CONNECTION = "urn:x-cast:com.google.cast.tp.connection";
+  const NS_RECEIVER = "urn:x-cast:com.google.cast.receiver";
+  const NS_MEDIA = "urn:x-cast:com.google.cast.media";
+  const NS_EMP = "urn:x-cast:com.ericsson.cast.receiver";
+  const EMP_EVENT_COUNT = 20; // as many as GET /state shows (StateView.empEventCount)
+  const EVENT_KINDS = new Set(["message", "connected", "disconnected", "input", "fault", "clock", "reset", "upstream", "dropped"]);
+  const HEADER_EXPECTED = 'expected the header {"format": "castsim-recording", "version": 1, …}';
+
+  // ---------------------------------------------------------------- reading a file
+
+  class RecordingError extends Error {}
+
+  /**
+   * Parses the text of a recording: { header, events, skipped } where skipped lists the
+   * event lines that could not be read ({ line, why }). A header that cannot be read
+   * throws a RecordingError: nothing can be trusted then.
+   */
+  function parseRecording(text) {
+    const lines = text.split("\n");
+    if (lines.length && lines[lines.length - 1] === "") lines.pop(); // the newline after the last line
+    if (!lines.length) throw new RecordingError(`line 1: the file is empty; ${HEADER_EXPECTED}`);
+    let header;
+    try {
+      header = JSON.parse(lines[0].replace(/^\uFEFF/, ""));
+    } catch (error) {
+      throw new RecordingError(`line 1: not JSON (${error.message}); ${HEADER_EXPECTED}`);
+    }
+    if (!header || typeof header !== "object" || Array.isArray(header)) {
+      throw new RecordingError(`line 1: ${compactJSON(header, 40)} is not an object; ${HEADER_EXPECTED}`);
+    }
+    if (header.format !== "castsim-recording") {
+      throw new RecordingError(`line 1: format is ${compactJSON(header.format, 40)}; expected "castsim-recording"`);
+    }
+    if (header.version !== 1) {
+      throw new RecordingError(`line 1: version ${compactJSON(header.version, 40)} is not one this dashboard reads; expected 1`);
+    }
+    const events = [];
+    const skipped = [];
+    for (let i = 1; i < lines.length; i++) {
+      const line = i + 1;
+      const raw = lines[i].replace(/\r$/, "");
+      let event;
+      try {
+        event = JSON.parse(raw);
+      } catch (error) {
+        skipped.push({ line, why: raw.trim() ? `not JSON (${error.message}); expected one event object per line` : "an empty line; expected one event object per line" });
+        continue;
+      }
+      const why = eventProblem(event);
+      if (why) { skipped.push({ line, why }); continue; }
+      event.line = line;
+      events.push(event);
+    }
+    return { header, events, skipped };
+  }
+
+  /** What is wrong with an event line, or null. Unknown kinds are kept (shown, not applied). */
+  function eventProblem(event) {
+    if (!event || typeof event !== "object" || Array.isArray(event)) return `${compactJSON(event, 40)} is not an object; expected an event`;
+    if (typeof event.event !== "string") return 'no "event" (its kind, like "message")';
+    if (!isNum(event.t)) return `"t" is ${compactJSON(event.t, 40)}; expected seconds (a number)`;
+    if (event.event === "message") {
+      if (event.direction !== "in" && event.direction !== "out") return `"direction" is ${compactJSON(event.direction, 40)}; expected "in" or "out"`;
+      if (typeof event.namespace !== "string") return 'a message without "namespace"';
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------- the state after each step
+
+  const connectionsOf = (event) => (Array.isArray(event.connections) ? event.connections : event.connections != null ? [event.connections] : []);
+  const CONN_TYPES = { 0: "strong", 1: "weak", 2: "invisible" };
+
+  function initialState(header) {
+    const device = header.device && typeof header.device === "object" ? header.device : {};
+    return {
+      replay: true,
+      device: { name: device.name || "castsim", model: device.model || "", manufacturer: device.manufacturer || "", uuid: device.uuid || "", standby: false },
+      volume: { level: 1, muted: false },
+      app: null,
+      connections: [],
+      media: null,
+      emp: null,
+    };
+  }
+
+  /** The state after `event`, from the state before it (never changed: a new object where anything changes). */
+  function apply(s, event) {
+    switch (event.event) {
+      case "connected": {
+        const id = event.connection;
+        const connection = { id };
+        if (event.peer) connection.peer = event.peer;
+        connection.senders = [];
+        return { ...s, connections: s.connections.filter((c) => c.id !== id).concat([connection]) };
+      }
+      case "disconnected":
+        return { ...s, connections: s.connections.filter((c) => c.id !== event.connection) };
+      case "reset":
+        return { ...initialState({ device: s.device }), device: { ...s.device, standby: false } };
+      case "message":
+        return applyMessage(s, event);
+      default:
+        return s;
+    }
+  }
+
+  function applyMessage(s, event) {
+    const payload = event.payload && typeof event.payload === "object" ? event.payload : null;
+    if (!payload) return s;
+    if (event.namespace === NS_CONNECTION) return applyVirtualConnection(s, event, payload);
+    if (event.direction !== "out") return s;
+    if (event.namespace === NS_RECEIVER && payload.type === "RECEIVER_STATUS") return applyReceiverStatus(s, payload.status);
+    if (event.namespace === NS_MEDIA && payload.type === "MEDIA_STATUS") return { ...s, media: mediaAfter(s.media, payload.status) };
+    if (event.namespace === NS_EMP) {
+      const emp = s.emp || { lastEvents: [] };
+      const next = { ...emp, lastEvents: emp.lastEvents.concat([{ time: event.t, payload }]).slice(-EMP_EVENT_COUNT) };
+      const program = payload.type === "programchanged" && payload.data && payload.data.program;
+      if (program && typeof program === "object" && program.programId != null) next.programId = program.programId;
+      return { ...s, emp: next };
+    }
+    return s;
+  }
+
+  function applyVirtualConnection(s, event, payload) {
+    const ids = connectionsOf(event);
+    if (event.direction !== "in" || ids.length !== 1) return s;
+    const id = ids[0];
+    const senderId = String(event.source || "");
+    const endpoint = String(event.destination || "");
+    let connections = s.connections;
+    if (!connections.some((c) => c.id === id)) connections = connections.concat([{ id, senders: [] }]);
+    const others = (c) => c.senders.filter((x) => !(x.senderId === senderId && x.endpoint === endpoint));
+    if (payload.type === "CONNECT") {
+      const sender = {
+        senderId, endpoint, type: CONN_TYPES[payload.connType] || "strong",
+        userAgent: typeof payload.userAgent === "string" ? payload.userAgent : null,
+      };
+      return { ...s, connections: connections.map((c) => (c.id === id ? { ...c, senders: others(c).concat([sender]) } : c)) };
+    }
+    if (payload.type === "CLOSE") {
+      return { ...s, connections: connections.map((c) => (c.id === id ? { ...c, senders: others(c) } : c)) };
+    }
+    return s;
+  }
+
+  function applyReceiverStatus(s, status) {
+    if (!status || typeof status !== "object") return s;
+    const first = Array.isArray(status.applications) ? status.applications[0] : null;
+    const app = first && typeof first === "object" ? {
+      appId: first.appId, displayName: first.displayName, sessionId: first.sessionId, transportId: first.transportId,
+      namespaces: Array.isArray(first.namespaces) ? first.namespaces.map((n) => (n && n.name) || n) : [],
+      idleScreen: !!first.isIdleScreen,
+    } : null;
+    const next = { ...s, app };
+    if (status.volume && typeof status.volume === "object") {
+      next.volume = {
+        level: isNum(status.volume.level) ? status.volume.level : s.volume.level,
+        muted: typeof status.volume.muted === "boolean" ? status.volume.muted : s.volume.muted,
+      };
+    }
+    next.device = { ...s.device, standby: status.isStandBy === true };
+    // The media session and the EMP session belong to the app: another app (or none) ends them.
+    if (!app || !s.app || app.sessionId !== s.app.sessionId) {
+      next.media = null;
+      next.emp = null;
+    }
+    return next;
+  }
+
+  // What describes the moment, not the session: gone when a status leaves it out.
+  const MOMENT_FIELDS = ["idleReason", "loadingItemId", "preloadedItemId", "liveSeekableRange", "extendedStatus"];
+
+  /** The media after a MEDIA_STATUS `status` array: its first entry over what the same session showed before. */
+  function mediaAfter(before, status) {
+    const entry = Array.isArray(status) ? status[0] : null;
+    if (!entry || typeof entry !== "object") return null;
+    if (entry.playerState === "IDLE" && !entry.media) return null;
+    const same = before && before.mediaSessionId === entry.mediaSessionId;
+    const media = same ? { ...before } : {};
+    for (const key of MOMENT_FIELDS) delete media[key];
+    // A status may leave out `media` and `items` (senders keep what they had); a new
+    // current item makes the old `media` wrong, and `items` name the new one's.
+    if (!entry.media && same && before.currentItemId !== entry.currentItemId) delete media.media;
+    Object.assign(media, entry);
+    return media;
+  }
+
+  // ---------------------------------------------------------------- the transcript
+
+  const arrow = (event) => (event.event !== "message" ? "•" : event.direction === "in" ? "→" : "←");
+
+  function typeOf(event) {
+    if (event.event !== "message") return event.event;
+    if (event.payload && typeof event.payload === "object" && event.payload.type != null) return String(event.payload.type);
+    return event.binary !== undefined ? "(binary)" : "(no type)";
+  }
+
+  /** The few payload or event fields that say what this step was. */
+  function keyFields(event) {
+    const p = event.payload && typeof event.payload === "object" ? event.payload : {};
+    const bits = [];
+    const add = (label, value) => { if (value !== undefined && value !== null && value !== "") bits.push(label ? `${label} ${value}` : String(value)); };
+    const conns = connectionsOf(event);
+    switch (event.event) {
+      case "message": {
+        add("", conns.length ? conns.map((c) => "#" + c).join(",") : "");
+        if (isNum(p.requestId) && p.requestId !== 0) add("req", p.requestId);
+        if (p.appId) add("app", p.appId);
+        if (p.volume && typeof p.volume === "object") {
+          if (isNum(p.volume.level)) add("level", p.volume.level);
+          if (typeof p.volume.muted === "boolean" && p.type !== "MEDIA_STATUS") add("muted", p.volume.muted);
+        }
+        if (p.media && p.media.metadata && p.media.metadata.title) add("", `“${p.media.metadata.title}”`);
+        if (Array.isArray(p.items)) add("items", p.items.length);
+        if (p.type === "RECEIVER_STATUS" && p.status && typeof p.status === "object") {
+          const a = Array.isArray(p.status.applications) && p.status.applications[0];
+          add("", a ? a.displayName || a.appId : "no app");
+          if (p.status.volume && isNum(p.status.volume.level)) add("vol", `${Math.round(p.status.volume.level * 100)}%${p.status.volume.muted ? " muted" : ""}`);
+          if (p.status.isStandBy === true) add("", "standby");
+        }
+        if (p.type === "MEDIA_STATUS") {
+          const entry = Array.isArray(p.status) ? p.status[0] : null;
+          if (!entry) add("", "no session");
+          else {
+            add("", entry.playerState);
+            add("", entry.idleReason);
+            add("item", entry.currentItemId);
+            if (entry.media && entry.media.metadata && entry.media.metadata.title) add("", `“${entry.media.metadata.title}”`);
+            if (isNum(entry.currentTime)) add("at", entry.currentTime.toFixed(1) + " s");
+          }
+        }
+        if (event.unhandled) add("unhandled:", event.unhandled);
+        break;
+      }
+      case "connected": add("connection", event.connection); add("from", event.peer); break;
+      case "disconnected": add("connection", event.connection); add("", event.how); break;
+      case "input": add("", compactJSON(event.action, 80)); break;
+      case "fault": add("", event.fault); add("connection", event.connection); add("", event.reset || event.frame); add("until", event.until); add("by", event.by); break;
+      case "clock": add("to", isNum(event.to) ? event.to + " s" : event.to); break;
+      case "reset": add("scenario", event.scenario && (event.scenario.name || compactJSON(event.scenario, 40))); break;
+      case "upstream": add("connection", event.connection); add("", event.status); add("", event.reason); break;
+      case "dropped": add("", `${event.count} events lost`); break;
+      default: if (!EVENT_KINDS.has(event.event)) add("", "unknown kind (not applied)");
+    }
+    return bits.join("  ");
+  }
+
+  const namespaceOf = (event) => (event.event === "message" ? shortNamespace(event.namespace) : "");
+  const fmtT = (t) => (isNum(t) ? t.toFixed(3) : "");
+
+  function buildTranscript(events) {
+    const list = $("recording-events");
+    const rows = events.map((event, i) => {
+      const row = el("li", "rec-row " + (event.event === "message" ? event.direction : "meta"));
+      row.dataset.step = String(i + 1);
+      row.dataset.testid = "recording-row";
+      row.dataset.type = typeOf(event);
+      row.appendChild(el("span", "t", fmtT(event.t)));
+      row.appendChild(el("span", "dir", arrow(event)));
+      row.appendChild(el("span", "ns", namespaceOf(event)));
+      row.appendChild(el("span", "ty", typeOf(event)));
+      const fields = el("span", "kf", keyFields(event));
+      row.appendChild(fields);
+      row.title = `line ${event.line}: ${compactJSON(event, 600)}`;
+      return row;
+    });
+    list.replaceChildren(...rows);
+  }
+
+  // ---------------------------------------------------------------- the player
+
+  let recording = null; // { name, header, events, skipped, states, step }
+
+  function open(name, text) {
+    let parsed;
+    try {
+      parsed = parseRecording(text);
+    } catch (error) {
+      toast(`${name} ${error.message}. The recording was not opened.`, "error");
+      return;
+    }
+    const { header, events, skipped } = parsed;
+    const states = [initialState(header)];
+    for (const event of events) states.push(apply(states[states.length - 1], event));
+    recording = { name, header, events, skipped, states, step: 0 };
+
+    const device = header.device && typeof header.device === "object" ? header.device : {};
+    $("recording-file").textContent = name;
+    $("recording-device").textContent = device.name || "—";
+    $("recording-source").textContent = header.source === "relay" && header.upstream ? `relay of ${header.upstream}` : String(header.source || "—");
+    $("recording-count").textContent = `${events.length} event${events.length === 1 ? "" : "s"}`;
+    $("recording-file").title = [name, header.recordedAt ? `recorded ${header.recordedAt}` : "", header.castsim ? `by castsim ${header.castsim}` : ""]
+      .filter(Boolean).join(", ");
+    const skippedBox = $("recording-skipped");
+    skippedBox.hidden = skipped.length === 0;
+    skippedBox.textContent = `${skipped.length} bad line${skipped.length === 1 ? "" : "s"} skipped`;
+    skippedBox.title = skipped.map((s) => `line ${s.line}: ${s.why}`).join("\n");
+    const slider = $("recording-slider");
+    slider.max = String(events.length);
+    buildTranscript(events);
+    $("recording-banner").hidden = false;
+    $("recording-panel").hidden = false;
+
+    if (skipped.length) {
+      const first = skipped[0];
+      const more = skipped.length > 1 ? ` (${skipped.length} bad lines skipped in all)` : " (skipped)";
+      toast(`${name} line ${first.line}: ${first.why}${more}`, "error");
+    } else {
+      toast(`opened ${name}: ${events.length} events`, "ok");
+    }
+    go(0);
+  }
+
+  function describe(event) {
+    const ns = namespaceOf(event);
+    return `${fmtT(event.t)}  ${arrow(event)} ${ns ? ns + " " : ""}${typeOf(event)}  ${keyFields(event)}`.trim();
+  }
+
+  function go(step, reveal = true) {
+    if (!recording) return;
+    const n = recording.events.length;
+    const k = Math.max(0, Math.min(n, Math.round(step)));
+    recording.step = k;
+    const event = k > 0 ? recording.events[k - 1] : null;
+    dash.showReplayState(recording.states[k], event ? describe(event) : "start of the recording");
+    $("recording-slider").value = String(k);
+    const stepBox = $("recording-step");
+    stepBox.textContent = `${k} / ${n}`;
+    stepBox.dataset.step = String(k);
+    $("recording-time").textContent = event ? `t = ${fmtT(event.t)} s` : "before the first event";
+    $("recording-time").title = event && event.wall ? String(event.wall) : "";
+    $("recording-prev").disabled = k === 0;
+    $("recording-next").disabled = k === n;
+    const list = $("recording-events");
+    const previous = list.querySelector(".rec-row.current");
+    if (previous) { previous.classList.remove("current"); previous.removeAttribute("aria-current"); }
+    if (k > 0) {
+      const row = list.children[k - 1];
+      row.classList.add("current");
+      row.setAttribute("aria-current", "step");
+      if (reveal) scrollIntoList(list, row);
+    } else if (reveal) {
+      list.scrollTop = 0;
+    }
+  }
+
+  /** Scrolls the transcript (only it, never the page) so that `row` is in view, with a row to spare either side. */
+  function scrollIntoList(list, row) {
+    const box = list.getBoundingClientRect();
+    const r = row.getBoundingClientRect();
+    const margin = r.height;
+    if (r.top - margin < box.top || r.bottom + margin > box.top + list.clientHeight) {
+      // Out of view (or at its edge): put it in the middle.
+      list.scrollTop += r.top - box.top - (list.clientHeight - r.height) / 2;
+    }
+  }
+
+  function close() {
+    if (!recording) return;
+    recording = null;
+    $("recording-banner").hidden = true;
+    $("recording-panel").hidden = true;
+    $("recording-events").replaceChildren();
+    dash.endReplay();
+  }
+
+  function setup() {
+    const input = $("recording-input");
+    input.addEventListener("change", () => {
+      const file = input.files && input.files[0];
+      if (!file) return;
+      const reader = new FileReader();
+      reader.addEventListener("load", () => { open(file.name, String(reader.result)); input.value = ""; });
+      reader.addEventListener("error", () => {
+        toast(`${file.name}: cannot read the file (${reader.error ? reader.error.message : "unknown error"})`, "error");
+        input.value = "";
+      });
+      reader.readAsText(file, "utf-8");
+    });
+    $("recording-close").addEventListener("click", close);
+    $("recording-prev").addEventListener("click", () => recording && go(recording.step - 1));
+    $("recording-next").addEventListener("click", () => recording && go(recording.step + 1));
+    $("recording-slider").addEventListener("input", (event) => go(Number(event.target.value)));
+    $("recording-events").addEventListener("click", (event) => {
+      const row = event.target.closest(".rec-row");
+      if (row) go(Number(row.dataset.step), false);
+    });
+    document.addEventListener("keydown", (event) => {
+      if (!recording || event.altKey || event.ctrlKey || event.metaKey) return;
+      const target = event.target;
+      // Typing in a field, or the slider's own arrows, are not steps.
+      if (target && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
+      if (target && target.closest && target.closest("#log")) return; // the message log has its own keys
+      const moves = { ArrowLeft: -1, ArrowRight: 1 };
+      if (event.key in moves) {
+        event.preventDefault();
+        go(recording.step + moves[event.key]);
+      } else if (event.key === "Home" || event.key === "End") {
+        event.preventDefault();
+        go(event.key === "Home" ? 0 : recording.events.length);
+      }
+    });
+  }
+
+  // For tests and the console: open a recording from text.
+  window.castsimRecording = { open, close, go, parse: parseRecording, get step() { return recording ? recording.step : null; } };
+
+  setup();
 })();
 
 """####
@@ -4485,6 +5026,55 @@ input[type="range"] { accent-color: var(--accent); width: 110px; vertical-align:
 .toast .issues { margin: 4px 0 0; padding-left: 16px; font-size: 12px; }
 @keyframes toast-in { from { transform: translateY(-6px); opacity: 0; } }
 .toast.ok { padding: 4px 10px; font-size: 12px; }
+
+/* Replay of a recording (recording.js) */
+.visually-hidden {
+  position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+}
+.file-btn { position: relative; }
+.file-btn:focus-within { outline: 2px solid var(--accent); outline-offset: 1px; }
+:root { --banner-h: 78px; }
+.replay-banner {
+  position: sticky; top: var(--topbar-h); z-index: 4; height: var(--banner-h);
+  display: flex; flex-direction: column; justify-content: center; gap: 6px; padding: 0 16px;
+  background: #2a2110; border-bottom: 1px solid #6a5418; color: #ffe8a8;
+}
+.replay-row { display: flex; align-items: center; gap: 8px; min-width: 0; white-space: nowrap; }
+.replay-row .muted { color: #c2ab74; }
+.replay-chip { background: #6a5418; border-color: #a8862a; color: #fff3cc; font-weight: 700; text-transform: uppercase; letter-spacing: .08em; }
+.replay-file { overflow: hidden; text-overflow: ellipsis; max-width: 40ch; }
+.replay-note { font-size: 11.5px; font-style: italic; }
+.replay-slider { flex: 1 1 auto; width: auto; min-width: 120px; accent-color: #e8b43a; }
+.replay-step { min-width: 9ch; text-align: right; color: #fff3cc; font-weight: 600; }
+.replay-time { min-width: 16ch; }
+body.replaying .col-right {
+  top: calc(var(--topbar-h) + var(--banner-h) + 12px);
+  height: calc(100vh - var(--topbar-h) - var(--banner-h) - 24px);
+}
+body.replaying .toasts { top: calc(var(--topbar-h) + var(--banner-h) + 10px); }
+body.replaying .tv { box-shadow: 0 0 0 2px #a8862a, 0 10px 30px rgba(0,0,0,.45); }
+.recording-panel { flex: 1 1 0; min-height: 180px; display: flex; flex-direction: column; }
+body.replaying .log-panel { flex: 1 1 0; }
+.recording-events {
+  list-style: none; margin: 0; padding: 0; overflow: auto; flex: 1 1 auto; min-height: 0;
+  background: #0c1016; border: 1px solid var(--border); border-radius: 6px; font-family: var(--mono); font-size: 11.5px;
+}
+.rec-row {
+  display: grid; grid-template-columns: 58px 14px 70px minmax(90px, auto) minmax(0, 1fr); gap: 8px; align-items: center;
+  height: 22px; padding: 0 8px; cursor: pointer; white-space: nowrap; border-bottom: 1px solid #161c25;
+}
+.rec-row > span { overflow: hidden; text-overflow: ellipsis; }
+.rec-row:hover { background: #141b25; }
+.rec-row.current { background: #3a2f12; box-shadow: inset 3px 0 0 #e8b43a; }
+.rec-row .t { color: var(--muted); text-align: right; }
+.rec-row .dir { font-weight: 700; }
+.rec-row.in .dir { color: var(--in); }
+.rec-row.out .dir { color: var(--out); }
+.rec-row.meta .dir, .rec-row.meta .ty { color: var(--warn); }
+.rec-row .ns { color: #c3a6ff; }
+.rec-row .ty { color: var(--text); font-weight: 600; }
+.rec-row .kf { color: var(--muted); }
 
 """####
 }
