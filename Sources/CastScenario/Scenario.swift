@@ -119,8 +119,12 @@ public struct Rule: Sendable, Equatable {
         public var destination: String?
         /// To every open connection, not only the requester's.
         public var toAll: Bool
-        /// Gets the request's `requestId` when it has none.
+        /// Sent as written, but for a `requestId` of ``requestIdPlaceholder``: that becomes the
+        /// request's (a device's answer carries the id of the request it answers).
         public var payload: JSONValue
+
+        /// `"requestId": "$requestId"` in a response: the id of the request being answered.
+        public static let requestIdPlaceholder: JSONValue = "$requestId"
 
         public init(after: Double = 0, namespace: String? = nil, source: String? = nil, destination: String? = nil,
                     toAll: Bool = false, payload: JSONValue) {

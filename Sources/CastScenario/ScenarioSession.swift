@@ -246,7 +246,9 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             case .respond(let responses):
                 for response in responses {
                     var body = response.payload
-                    if body["requestId"] == nil, let requestId = payload?["requestId"] { body = body.replacing("requestId", with: requestId) }
+                    if body["requestId"] == Rule.Response.requestIdPlaceholder {
+                        body = payload?["requestId"].map { body.replacing("requestId", with: $0) } ?? body.removing("requestId")
+                    }
                     let message = CastEnvelope(sourceId: response.source ?? envelope.destinationId,
                                                destinationId: response.destination ?? envelope.sourceId,
                                                namespace: response.namespace ?? envelope.namespace, payload: .string(body.jsonText()))

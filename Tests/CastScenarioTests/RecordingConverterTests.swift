@@ -162,7 +162,7 @@ struct RecordingConverterTests {
         #expect(responses.count == 2)
         #expect(responses.allSatisfy { $0["after"] == "2s" && $0["payload"]?["type"] == "MEDIA_STATUS" && $0["sender"] == "*" })
         #expect(responses.first?["payload"]?["requestId"] == 0, "a broadcast keeps its 0")
-        #expect(responses.last?["payload"]?["requestId"] == nil, "the request's own id is filled in when it comes")
+        #expect(responses.last?["payload"]?["requestId"] == "$requestId", "the request's own id is filled in when it comes")
         let steps = json["timeline"]?.arrayValue ?? []
         let emit = try #require(steps.first { $0["emit"] != nil })
         #expect(emit["after"] == ["event": "GET_STATUS", "occurrence": 1, "delay": "3s"])
@@ -206,7 +206,7 @@ struct RecordingConverterTests {
         {"name": "r", "clock": {"mode": "manual"}, "device": {"heartbeatInterval": "0s"},
          "rules": [
            {"name": "second status", "match": {"namespace": "receiver", "type": "GET_STATUS"}, "occurrence": 2, "action": "respond",
-            "respond": [{"payload": {"type": "RECEIVER_STATUS", "status": {"n": 2}}},
+            "respond": [{"payload": {"type": "RECEIVER_STATUS", "requestId": "$requestId", "status": {"n": 2}}},
                         {"after": "1.5s", "to": "all", "namespace": "urn:x-cast:com.example", "from": "app-1", "sender": "*",
                          "payload": {"type": "LATER", "requestId": 0}}]}
          ]}
@@ -218,7 +218,7 @@ struct RecordingConverterTests {
         let first = sender.request(CastNamespace.receiver, to: CastEndpoint.platformReceiver, ["type": "GET_STATUS"])
         #expect(first?.json["status"]?["n"] == nil, "the first is the device's own answer")
         let second = sender.request(CastNamespace.receiver, to: CastEndpoint.platformReceiver, ["type": "GET_STATUS"])
-        #expect(second?.json["status"]?["n"] == 2)
+        #expect(second?.json["status"]?["n"] == 2, "answered with the request's requestId")
         #expect(second?.envelope.sourceId == "receiver-0" && second?.envelope.destinationId == "sender-0")
         other.takeNew()
         device.advanceClock(by: 1.5)

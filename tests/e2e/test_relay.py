@@ -4,7 +4,8 @@ The upstream is a castsim running a scenario that differs from a plain device in
 a sender can see (a slow load, a failing load, a volume change nobody asked for); the
 relay sits on its own loopback address with the standard ports. pychromecast talks to
 the relay only, and must see the upstream's behaviour; the relay's journal must hold
-both directions.
+both directions. The relay records; the recording, converted to a scenario and run by a
+plain castsim, gives the same pychromecast script the same observable sequence.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import subprocess
+
+from pychromecast.controllers import BaseController
 from pychromecast.controllers.media import MEDIA_PLAYER_STATE_PLAYING, STREAM_TYPE_BUFFERED
 from pychromecast.response_handler import WaitResponse
 
@@ -43,21 +47,34 @@ def journal(device: CastsimDevice, **query: str) -> list[dict]:
         return json.load(reply)["messages"]
 
 
-def test_pychromecast_sees_the_upstream_through_the_relay(castsim_factory, sender_factory, tmp_path: Path) -> None:
-    scenario = tmp_path / "relay-upstream.json"
-    scenario.write_text(json.dumps(SCENARIO))
-    upstream = castsim_factory(name=UPSTREAM_NAME, extra_args=("--scenario", str(scenario)))
-    relay = castsim_factory(subcommand="relay", name=UPSTREAM_NAME, pass_name=False,
-                            extra_args=("--upstream", f"{upstream.host}:{CAST_PORT}"))
-    assert relay.host != upstream.host
+class Observer(BaseController):
+    """Every message pychromecast receives on one namespace, as what a sender acts on."""
 
-    # The relay is a device of its own, named after the upstream (its eureka_info).
-    with urllib.request.urlopen(f"http://{relay.host}:{relay.http_addr[1]}/setup/eureka_info", timeout=10) as reply:
-        info = json.load(reply)
-    assert info["name"] == UPSTREAM_NAME
-    assert info["ssdp_udn"] != upstream.udn
+    def __init__(self, namespace: str, seen: list) -> None:
+        super().__init__(namespace)
+        self.seen = seen
 
-    sender = sender_factory(relay)
+    def receive_message(self, _message, data: dict) -> bool:
+        status = data.get("status")
+        entry: tuple = (self.namespace.rsplit(".", 1)[-1], data.get("type"))
+        if isinstance(status, list):
+            entry += tuple((s.get("playerState"), s.get("idleReason")) for s in status)
+        elif isinstance(status, dict):
+            apps = status.get("applications") or [{}]
+            entry += (apps[0].get("appId"), status.get("volume", {}).get("level"))
+        if "detailedErrorCode" in data:
+            entry += (data["detailedErrorCode"],)
+        self.seen.append(entry)
+        return False
+
+
+def drive(device: CastsimDevice, sender_factory) -> list:
+    """The sender's script: a slow load, the volume changing by itself, a failing load.
+    Asserts what pychromecast must see; returns every media and receiver message it got."""
+    sender = sender_factory(device)
+    seen: list = []
+    for namespace in ("urn:x-cast:com.google.cast.media", "urn:x-cast:com.google.cast.receiver"):
+        sender.cast.register_handler(Observer(namespace, seen))
     failures = FailureRecorder()
     sender.media.register_status_listener(failures)
 
@@ -84,6 +101,30 @@ def test_pychromecast_sees_the_upstream_through_the_relay(castsim_factory, sende
     assert handler.response is not None and handler.response["type"] == "LOAD_FAILED", handler.response
     wait_until(lambda: failures.failures, what="load_media_failed callback")
     assert [code for _, code in failures.failures] == [104]
+    # Whatever else comes of the failure (the IDLE status) before the sender leaves.
+    time.sleep(0.5)
+    sender.cast.disconnect(timeout=10)
+    return seen
+
+
+def test_pychromecast_sees_the_upstream_through_the_relay(castsim_factory, castsim_bin: Path, sender_factory,
+                                                          tmp_path: Path) -> None:
+    scenario = tmp_path / "relay-upstream.json"
+    scenario.write_text(json.dumps(SCENARIO))
+    recording = tmp_path / "relay.jsonl"
+    upstream = castsim_factory(name=UPSTREAM_NAME, extra_args=("--scenario", str(scenario)))
+    relay = castsim_factory(subcommand="relay", name=UPSTREAM_NAME, pass_name=False,
+                            extra_args=("--upstream", f"{upstream.host}:{CAST_PORT}", "--record", str(recording)))
+    assert relay.host != upstream.host
+
+    # The relay is a device of its own, named after the upstream (its eureka_info).
+    with urllib.request.urlopen(f"http://{relay.host}:{relay.http_addr[1]}/setup/eureka_info", timeout=10) as reply:
+        info = json.load(reply)
+    assert info["name"] == UPSTREAM_NAME
+    assert info["ssdp_udn"] != upstream.udn
+
+    through_relay = drive(relay, sender_factory)
+    assert ("media", "LOAD_FAILED", 104) in through_relay, through_relay
 
     # Both directions in the relay's journal, as the upstream saw and sent them.
     loads = journal(relay, direction="in", type="LOAD")
@@ -97,3 +138,26 @@ def test_pychromecast_sees_the_upstream_through_the_relay(castsim_factory, sende
     relayed_out = journal(relay, direction="out")
     upstream_out = [m["payload"] for m in journal(upstream, direction="out")]
     assert relayed_out and all(m["payload"] in upstream_out for m in relayed_out)
+
+    # The recording says it is a relay's, and of what.
+    assert relay.stop() == 0
+    upstream.stop()
+    header = json.loads(recording.read_text().splitlines()[0])
+    assert header["source"] == "relay" and header["upstream"] == f"{upstream.host}:{CAST_PORT}"
+    assert header["device"]["name"] == UPSTREAM_NAME
+
+    # Converted and run by a plain castsim, it behaves as the upstream did for the same script.
+    converted = subprocess.run([str(castsim_bin), "scenario", "from-recording", str(recording)],
+                               capture_output=True, text=True, timeout=60)
+    assert converted.returncode == 0, converted.stderr
+    replay_scenario = tmp_path / "replay.json"
+    replay_scenario.write_text(converted.stdout)
+    rules = [rule["match"].get("type") for rule in json.loads(converted.stdout)["rules"]]
+    assert "LOAD" in rules, f"the upstream's slow and failing loads are answered as recorded: {rules}"
+    report = tmp_path / "replay.report.json"
+    replay = castsim_factory(name=UPSTREAM_NAME, extra_args=("--scenario", str(replay_scenario), "--report", str(report)))
+    replayed = drive(replay, sender_factory)
+    assert replayed == through_relay
+    assert replay.stop() == 0
+    outcome = json.loads(report.read_text())
+    assert outcome["passed"], json.dumps(outcome, indent=1)[:3000]

@@ -103,7 +103,8 @@ public struct RecordingConverter {
                 break
             }
             settled = segment
-            if !emitted.contains(segment), recorded.count > produced.count, isSubsequence(produced, of: recorded) {
+            if !emitted.contains(segment), recorded.count > produced.count, isSubsequence(produced, of: recorded),
+               !answersRequest(segment, missing: recorded, produced) {
                 emitUnmatched(recorded, produced, segment: segment)
                 emitted.insert(segment)
             } else if segment > 0, !scripted.contains(segment) {
@@ -326,30 +327,39 @@ public struct RecordingConverter {
         })
     }
 
-    /// Splits messages into what the device sent before the first request and after each
-    /// (device-auth left out: castsim answers challenges with its own credentials).
+    /// Splits what the device sent by the request it answers: a reply carrying a request's
+    /// `requestId` belongs to that request even when the sender's next request came first
+    /// (a sender pipelines, a real device answers over a network); anything else belongs to
+    /// the last request before it, or before the first request. Device-auth is left out:
+    /// castsim answers challenges with its own credentials.
     private static func segments(of messages: [(time: Double, direction: JournalEntry.Direction, connections: [ConnectionID], envelope: CastEnvelope)])
         -> [[Sent]]
     {
         var segments: [[Sent]] = [[]]
-        var requestTime = 0.0
+        var requestTimes = [0.0]
+        var requests: [ConnectionID: [Int: Int]] = [:]
         for message in messages {
+            let payload = message.envelope.utf8.flatMap { try? JSONValue.parse($0) }
+            let requestId = payload?["requestId"]?.intValue ?? 0
             if message.direction == .inbound {
                 segments.append([])
-                requestTime = message.time
+                requestTimes.append(message.time)
+                if requestId != 0, let connection = message.connections.first { requests[connection, default: [:]][requestId] = segments.count - 1 }
                 continue
             }
             guard message.envelope.namespace != CastNamespace.deviceAuth else { continue }
-            let payload: String
+            let answered = requestId == 0 ? nil : message.connections.lazy.compactMap { requests[$0]?[requestId] }.first
+            let segment = answered ?? segments.count - 1
+            let text: String
             switch message.envelope.payload {
-            case .string(let text): payload = (try? JSONValue.parse(text))?.jsonText() ?? text
-            case .binary(let data): payload = "binary:" + data.base64EncodedString()
+            case .string(let string): text = payload?.jsonText() ?? string
+            case .binary(let data): text = "binary:" + data.base64EncodedString()
             }
             for connection in message.connections.sorted() {
-                segments[segments.count - 1].append(Sent(
+                segments[segment].append(Sent(
                     connection: connection, namespace: message.envelope.namespace, source: message.envelope.sourceId,
-                    destination: message.envelope.destinationId, payload: payload,
-                    offset: message.time - requestTime, time: message.time))
+                    destination: message.envelope.destinationId, payload: text,
+                    offset: message.time - requestTimes[segment], time: message.time))
             }
         }
         return segments
@@ -410,7 +420,9 @@ public struct RecordingConverter {
                 warnings.append("a reply to \(type ?? namespace) that is not a JSON object with a type cannot be scripted; left out")
                 continue
             }
-            if let requestId = payload?["requestId"], body["requestId"] == requestId { body = body.removing("requestId") }
+            if let requestId = payload?["requestId"], requestId != 0, body["requestId"] == requestId {
+                body = body.replacing("requestId", with: Rule.Response.requestIdPlaceholder)
+            }
             var response: [String: JSONValue] = ["payload": body]
             let after = Self.milliseconds(sent.offset)
             if after > 0 { response["after"] = .string(ScenarioDuration.format(after)) }
@@ -420,7 +432,7 @@ public struct RecordingConverter {
             if group.count > 1 || group.first?.connection != requester { response["to"] = "all" }
             responses.append(.object(response))
         }
-        let label = "\(type ?? Self.shortNamespace(namespace)) #\(occurrence)"
+        let label = "\(Self.shortNamespace(namespace)) \(type ?? "message") #\(occurrence)"
         var rule: [String: JSONValue] = ["name": .string("\(label) answered as recorded"), "match": .object(pattern),
                                          "occurrence": .number(Double(occurrence))]
         if responses.isEmpty {
@@ -432,6 +444,16 @@ public struct RecordingConverter {
         }
         rules.append((index, .object(rule)))
         rules.sort { $0.inbound < $1.inbound }
+    }
+
+    /// True when something castsim does not send answers the segment's request (carries its
+    /// `requestId`): only a rule puts the live request's id on it.
+    private func answersRequest(_ segment: Int, missing recorded: [Sent], _ produced: [Sent]) -> Bool {
+        guard segment > 0, case .message(let request) = events[inbound[segment - 1]].kind,
+              let requestId = request.payload?["requestId"]?.intValue, requestId != 0 else { return false }
+        return recorded.contains { sent in
+            !produced.contains { $0.same(as: sent) } && (try? JSONValue.parse(sent.payload))?["requestId"]?.intValue == requestId
+        }
     }
 
     /// Emits what the recorded device sent on its own and castsim does not.
