@@ -159,3 +159,31 @@ struct RecordingFormatTests {
         }
     }
 }
+
+@Suite("castsim recording show: one line an event, filtered")
+struct RecordingTranscriptTests {
+    @Test("Messages show time, direction, connection, namespace, type and what matters; filters pick")
+    func lines() {
+        let recording = Recording(header: RecordingFormatTests.header, events: RecordingFormatTests.events + [
+            RecordingFormatTests.event(14, .message(RecordedMessage(direction: .inbound, connections: [ConnectionID(2)], envelope: CastEnvelope(
+                sourceId: "sender-0", destinationId: "app", namespace: CastNamespace.media,
+                payload: .string(#"{"type":"LOAD","requestId":7,"media":{"contentId":"http://m.test/a.mp4"}}"#))))),
+            RecordingFormatTests.event(15, .message(RecordedMessage(direction: .outbound, connections: [ConnectionID(2)], envelope: CastEnvelope(
+                sourceId: "Tr@n$p0rt-0", destinationId: "Tr@n$p0rt-0", namespace: CastNamespace.heartbeat, payload: .string(#"{"type":"PING"}"#))))),
+        ])
+        #expect(RecordingTranscript.headline(recording.header)
+            == "castsim recording v1 · device \"Living Room TV\" (Chromecast) · relayed from 192.168.1.20:8009 · scenario \"s\" · clock ×10 · recorded 2025-11-25T12:00:00.123Z · redacted: credentials")
+        let all = RecordingTranscript.lines(recording)
+        #expect(all.count == recording.events.count)
+        #expect(all[0] == "     0.000 + c1 connected from 127.0.0.1:50000")
+        #expect(all[1].hasPrefix("     0.500 → c1   receiver   GET_STATUS       #1  [sender-0→receiver-0]  unhandled: no app"))
+        let loads = RecordingTranscript.lines(recording, filter: .init(namespace: "media", type: "LOAD"))
+        #expect(loads == ["    14.000 → c2   media      LOAD             #7 contentId=http://m.test/a.mp4  [sender-0→app]"])
+        let second = RecordingTranscript.lines(recording, filter: .init(connection: ConnectionID(2), direction: .outbound))
+        #expect(second.count == 2, "the broadcast to 1 and 2, and the PING: \(second)")
+        #expect(RecordingTranscript.lines(recording, filter: .init(connection: ConnectionID(2), direction: .outbound, hideHeartbeats: true)).count == 1)
+        #expect(RecordingTranscript.lines(recording, filter: .init(messagesOnly: true)).allSatisfy { $0.contains("→") || $0.contains("←") })
+        #expect(all.contains("     2.000 ! operator {\"remote\":\"pause\"}"))
+        #expect(all.contains("    13.000 - c1 disconnected (idleTimeout)"))
+    }
+}

@@ -11,7 +11,9 @@ recordings.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -186,3 +188,24 @@ def test_recording_through_the_control_api(castsim_factory, tmp_path: Path) -> N
     status, body = api(device, "POST", "/recording", {"path": str(tmp_path / "c.jsonl"), "redact": ["a..b"]})
     assert status == 400 and "a..b" in json.dumps(body), body
     assert api(device, "POST", "/recording", {"redact": []})[0] == 400
+
+
+def test_a_killed_castsim_leaves_a_readable_recording(castsim_factory, castsim_bin: Path, tmp_path: Path) -> None:
+    """Events are written at least every 250 ms: SIGKILL loses at most the last moment."""
+    path = tmp_path / "killed.jsonl"
+    device = castsim_factory(extra_args=("--record", str(path)))
+    sender = connect_sender(device)
+    try:
+        sender.cast.set_volume(0.3)
+        wait_until(lambda: abs(sender.cast.status.volume_level - 0.3) < 1e-6, what="volume 0.3")
+        time.sleep(1.0)
+        device.stop(sig=signal.SIGKILL)
+    finally:
+        disconnect_sender(sender)
+    lines = read_recording(path)
+    sent = [line["payload"]["type"] for line in lines[1:] if line["event"] == "message" and line["direction"] == "in"]
+    assert "SET_VOLUME" in sent, sent
+    assert any(line["event"] == "message" and line["payload"].get("type") == "RECEIVER_STATUS"
+               and line["payload"]["status"]["volume"]["level"] == 0.3 for line in lines[1:])
+    shown = castsim(castsim_bin, "recording", "show", str(path), "--type", "SET_VOLUME")
+    assert shown.returncode == 0 and "level=0.3" in shown.stdout, shown.stdout + shown.stderr
