@@ -35,10 +35,14 @@ extension ControlRoutes {
         let redaction: PayloadRedaction
         do { redaction = try PayloadRedaction(paths) } catch { throw ControlError.badRequest("redact: \(error)") }
         do {
-            let status = try await simulator.startRecording(to: path, redacting: redaction, overwrite: body["overwrite"]?.boolValue ?? false)
+            let existing: Recorder.Existing = body["overwrite"]?.boolValue == true ? .replaceRecording : .refuse
+            let status = try await simulator.startRecording(to: path, redacting: redaction, existing: existing)
             return ControlResponse.json(RecordingView.json(status), status: .created)
         } catch let error as RecorderError {
-            throw ControlError(status: .conflict, message: error.description)
+            switch error.kind {
+            case .busy, .exists: throw ControlError(status: .conflict, message: error.description)
+            case .cannotWrite: throw ControlError(status: .unprocessableContent, message: error.description)
+            }
         }
     }
 }

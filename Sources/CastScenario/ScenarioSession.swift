@@ -208,6 +208,10 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     // MARK: Delivery and rules
 
     private mutating func deliver(_ envelope: CastEnvelope, on connection: ConnectionID, payload: JSONValue?) {
+        // Rules waiting for their Nth match count every message that arrives, answered or not.
+        for (index, rule) in scenario.rules.enumerated() where rule.occurrence != nil && rule.pattern.matches(envelope, payload: payload) {
+            ruleMatches[index, default: 0] += 1
+        }
         if let until = unresponsiveUntil, now < until {
             log("unresponsive: ignored \(payload?["type"]?.stringValue ?? envelope.namespace) from \(envelope.sourceId)", connection)
             return
@@ -217,13 +221,9 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             return
         }
         var chosen: Rule?
-        for (index, rule) in scenario.rules.enumerated() {
-            // Past the rule that applies, only rules waiting for an occurrence still look:
-            // they count every match.
-            guard chosen == nil || rule.occurrence != nil, rule.pattern.matches(envelope, payload: payload) else { continue }
-            if rule.occurrence != nil { ruleMatches[index, default: 0] += 1 }
-            guard chosen == nil else { continue }
+        for (index, rule) in scenario.rules.enumerated() where chosen == nil {
             if let occurrence = rule.occurrence, ruleMatches[index] != occurrence { continue }
+            guard rule.pattern.matches(envelope, payload: payload) else { continue }
             if let times = rule.times, ruleUses[index, default: 0] >= times { continue }
             ruleUses[index, default: 0] += 1
             chosen = rule

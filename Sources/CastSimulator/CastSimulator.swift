@@ -37,7 +37,7 @@ public final class CastSimulator: Sendable {
     private let discovery: RunningDiscovery?
     private let completion: EventLoopFuture<Void>
     /// The recording being written, and its subscription on the device's loop.
-    private let recording = NIOLockedValueBox<(recorder: Recorder, subscription: Int)?>(nil)
+    private let recording = NIOLockedValueBox(RecordingSlot.idle)
     /// Open ``news(buffering:)`` streams, finished when the simulator stops.
     private let newsStreams = NIOLockedValueBox((open: [Int: AsyncStream<SimulatorNews>.Continuation](), lastId: 0))
 
@@ -235,7 +235,7 @@ public final class CastSimulator: Sendable {
     /// Closes every connection and listener and releases the ports.
     public func stop() async {
         let runner = self.runner
-        _ = await stopRecording()
+        _ = await stopRecording(final: true)
         tls.stop()
         for stream in newsStreams.withLockedValue({ Array($0.open.values) }) { stream.finish() }
         try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
@@ -413,58 +413,85 @@ public final class CastSimulator: Sendable {
 
     // MARK: Recording
 
+    /// Where recording stands: one at a time, none once the simulator stops.
+    enum RecordingSlot {
+        case idle, starting, stopped
+        case active(Recorder, subscription: Int)
+    }
+
     /// Starts writing a recording of everything from now on to `path` (`docs/recording.md`);
-    /// refused while one is being written, and for a file that exists unless `overwrite`.
-    package func startRecording(to path: String, redacting redaction: PayloadRedaction = .none, overwrite: Bool = false,
+    /// refused while one is being written, and for a file that is there unless `existing`
+    /// allows replacing it.
+    package func startRecording(to path: String, redacting redaction: PayloadRedaction = .none, existing: Recorder.Existing = .refuse,
                                 version: String = CastsimVersion.current) async throws -> Recorder.Status {
         let runner = self.runner
         let configuration = self.configuration
         let castAddress = self.castAddress
         let recording = self.recording
-        return try await runner.eventLoop.submit {
-            guard recording.withLockedValue({ $0 == nil }) else { throw RecorderError(path: path, reason: "a recording is being written already") }
-            let runner = runner.value
-            var header = runner.recordingHeader(host: configuration.host, castPort: castAddress.port, version: version)
-            header.redacted = redaction.paths
+        try recording.withLockedValue { slot in
+            switch slot {
+            case .idle: slot = .starting
+            case .stopped: throw RecorderError(path: path, reason: "castsim is stopping", kind: .busy)
+            case .starting, .active: throw RecorderError(path: path, reason: "a recording is being written already", kind: .busy)
+            }
+        }
+        let recorder: Recorder
+        do {
+            var header = try await runner.eventLoop.submit {
+                runner.value.recordingHeader(host: configuration.host, castPort: castAddress.port, version: version)
+            }.get()
             if let relay = configuration.relay {
                 header.source = .relay
                 header.upstream = relay.hostAndPort
             }
-            let recorder = try Recorder(path: path, header: header, redaction: redaction, overwrite: overwrite)
-            let subscription = runner.feed(recorder)
-            recording.withLockedValue { $0 = (recorder, subscription) }
-            configuration.logger.notice("recording to \(path)")
-            return recorder.status
+            // The file is opened here, off the device's loop.
+            recorder = try Recorder(path: path, header: header, redaction: redaction, existing: existing, logger: configuration.logger)
+        } catch {
+            recording.withLockedValue { if case .starting = $0 { $0 = .idle } }
+            throw error
+        }
+        let started = try await runner.eventLoop.submit { () -> Bool in
+            try recording.withLockedValue { slot in
+                guard case .starting = slot else { return false }
+                slot = .active(recorder, subscription: runner.value.feed(recorder))
+                return true
+            }
         }.get()
+        guard started else {
+            _ = await recorder.stopped()
+            throw RecorderError(path: path, reason: "castsim is stopping", kind: .busy)
+        }
+        configuration.logger.notice("recording to \(path)")
+        return recorder.status
     }
 
     /// Stops the recording and returns once its every event is written; nil when none was.
+    /// `final`: the simulator stops, and no recording starts after this.
     @discardableResult
-    package func stopRecording() async -> Recorder.Status? {
+    package func stopRecording(final: Bool = false) async -> Recorder.Status? {
         let runner = self.runner
         let recording = self.recording
-        guard let current = try? await runner.eventLoop.submit({ () -> (recorder: Recorder, subscription: Int)? in
-            let current = recording.withLockedValue { recording in
-                defer { recording = nil }
-                return recording
-            }
-            if let current { runner.value.unsubscribe(current.subscription) }
-            return current
-        }).get() else {
-            // The loop is gone: the recorder is still there to close.
-            guard let current = recording.withLockedValue({ recording in
-                defer { recording = nil }
-                return recording
-            }) else { return nil }
-            return current.recorder.stop()
+        let taken = recording.withLockedValue { slot -> (Recorder, Int)? in
+            defer { if final { slot = .stopped } }
+            guard case .active(let recorder, let subscription) = slot else { return nil }
+            slot = .idle
+            return (recorder, subscription)
         }
-        let status = current.recorder.stop()
-        configuration.logger.notice("recording written to \(status.path): \(status.events) events")
+        guard let (recorder, subscription) = taken else { return nil }
+        try? await runner.eventLoop.submit { runner.value.unsubscribe(subscription) }.get()
+        let status = await recorder.stopped()
+        if let failure = status.failure {
+            configuration.logger.error("recording \(status.path) is incomplete: \(failure); \(status.events) events written, \(status.dropped) lost")
+        } else {
+            configuration.logger.notice("recording written to \(status.path): \(status.events) events\(status.dropped > 0 ? ", \(status.dropped) lost (the writer fell behind)" : "")")
+        }
         return status
     }
 
     /// The recording being written, if any.
-    package var recordingStatus: Recorder.Status? { recording.withLockedValue { $0?.recorder.status } }
+    package var recordingStatus: Recorder.Status? {
+        recording.withLockedValue { if case .active(let recorder, _) = $0 { recorder.status } else { nil } }
+    }
 
     /// Returns once the scenario's timeline has run and every expectation is decided
     /// (or the simulator stops).

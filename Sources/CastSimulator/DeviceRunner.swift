@@ -110,7 +110,8 @@ package final class DeviceRunner {
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "in-process")"])
         serially { [self] in
             if !subscribers.isEmpty {
-                publish(.connected(id, peer: channel.remoteAddress.flatMap { address in address.ipAddress.map { "\($0):\(address.port ?? 0)" } }, at: now))
+                catchUpBeforeNews()
+                publish(.connected(id, peer: Self.peer(of: channel), at: now))
             }
             apply(session.connectionOpened(id, now: now, tlsCertificateDER: tlsCertificateDER))
         }
@@ -127,7 +128,7 @@ package final class DeviceRunner {
         closeUpstream(of: id, because: "the sender disconnected")
         serially { [self] in
             if !subscribers.isEmpty {
-                publishMessages()
+                catchUpBeforeNews()
                 publish(.disconnected(id, how: ending, at: now))
             }
             apply(session.connectionClosed(id, now: now))
@@ -175,7 +176,7 @@ package final class DeviceRunner {
         loop.preconditionInEventLoop()
         serially { [self] in
             if let json, !subscribers.isEmpty {
-                publishMessages()
+                catchUpBeforeNews()
                 publish(.input(json, at: now))
             }
             apply(session.act(action, now: now))
@@ -196,6 +197,11 @@ package final class DeviceRunner {
         let wasAdvertised = session.device.snapshot.isAdvertised
         let open = connections
         connections.removeAll()
+        closing.removeAll()
+        if !subscribers.isEmpty {
+            publishMessages()
+            for id in open.keys.sorted() { publish(.disconnected(id, how: .device, at: now)) }
+        }
         for id in upstreams.keys.sorted() { closeUpstream(of: id, because: "the device reset") }
         for sink in open.values {
             sink.flush()
@@ -218,6 +224,24 @@ package final class DeviceRunner {
         }
         publish(.reset)
         advanceToNow()
+    }
+
+    /// Lets the device catch up with the clock and tells subscribers what came of it, so
+    /// that news stamped `now` comes after everything that happened before now.
+    private func catchUpBeforeNews() {
+        apply(session.advance(to: now))
+        publishMessages()
+    }
+
+    /// `HOST:PORT` of a sender, `[HOST]:PORT` for IPv6; nil when it has no address.
+    static func peer(of channel: any Channel) -> String? {
+        guard let address = channel.remoteAddress, let ip = address.ipAddress else { return nil }
+        return ip.contains(":") ? "[\(ip)]:\(address.port ?? 0)" : "\(ip):\(address.port ?? 0)"
+    }
+
+    /// The connections open now, with their peers.
+    package var openConnections: [(ConnectionID, String?)] {
+        connections.keys.sorted().map { ($0, Self.peer(of: connections[$0]!.channel)) }
     }
 
     /// Adds a subscriber to everything that happens; returns what removes it.

@@ -149,11 +149,11 @@ public final class EmbeddedCastSimulator {
         pump()
     }
 
-    /// Starts writing a recording of everything from now on to `path`.
+    /// Starts writing a recording of everything from now on to `path` (replacing a file there).
     public func startRecording(to path: String, redacting redaction: PayloadRedaction = .none) throws {
-        precondition(recording == nil, "one recording at a time")
+        stopRecording()
         let recorder = try Recorder(path: path, header: runner.recordingHeader(host: "127.0.0.1", castPort: 8009),
-                                    redaction: redaction, overwrite: true)
+                                    redaction: redaction, existing: .replace, logger: configuration.logger)
         recording = (recorder, runner.feed(recorder))
     }
 

@@ -200,6 +200,51 @@ struct RecordingConverterTests {
         replay.stop()
     }
 
+    @Test("A recording started with a sender connected, and one whose connections are not numbered from 1, replay as recorded")
+    func midRunAndRenumbered() throws {
+        let scenario = try ScenarioText.parse(Self.scenario)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("castsim-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let device = EmbeddedCastSimulator(scenario: scenario)
+        let sender = device.connectSender()
+        let transport = try #require(sender.launch())
+        try device.startRecording(to: path)
+        sender.request(CastNamespace.media, to: transport, ["type": "LOAD", "media": ["contentId": "http://m.test/movie.mp4"]])
+        device.advanceClock(by: 35)
+        let late = device.connectSender()
+        late.connect()
+        late.request(CastNamespace.receiver, to: CastEndpoint.platformReceiver, ["type": "GET_STATUS"])
+        device.stop()
+        var recording = try Recording.read(try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard case .connected(let first, _)? = recording.events.first?.kind else {
+            Issue.record("the connection open when recording started is recorded as opening: \(recording.events.first.map { "\($0.kind)" } ?? "none")")
+            return
+        }
+        #expect(first == ConnectionID(1))
+        // As if the device had been reset twice before: connections 3 and 4.
+        recording = Recording(header: recording.header, events: recording.events.map { event in
+            var event = event
+            switch event.kind {
+            case .message(var message):
+                message.connections = message.connections.map { ConnectionID($0.rawValue + 2) }
+                event.kind = .message(message)
+            case .connected(let id, let peer): event.kind = .connected(ConnectionID(id.rawValue + 2), peer: peer)
+            case .disconnected(let id, let how): event.kind = .disconnected(ConnectionID(id.rawValue + 2), how: how)
+            default: break
+            }
+            return event
+        })
+        let result = try RecordingConverter.convert(recording)
+        #expect(result.warnings == [])
+        // What the device did before the recording started is not in it: the LOAD to an app
+        // castsim never launched is answered as recorded.
+        #expect((result.scenario["rules"]?.arrayValue ?? []).contains { $0["match"]?["type"] == "LOAD" })
+        let targets = (result.scenario["timeline"]?.arrayValue ?? []).compactMap { $0["emit"]?["to"] ?? $0["closeConnection"]?["which"] }
+        #expect(targets.allSatisfy { ($0.intValue ?? 0) <= 2 }, "connections numbered from 1: \(targets)")
+        #expect(result.scenario["expectations"]?.arrayValue?.map { $0["name"]?.stringValue ?? "" }
+            == ["connection 1 sends what it sent", "connection 2 sends what it sent"])
+    }
+
     @Test("Rules: `occurrence` picks the Nth match, `respond` answers with several messages at their delays")
     func occurrenceAndRespond() throws {
         let scenario = try ScenarioText.parse("""

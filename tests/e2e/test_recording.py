@@ -188,6 +188,16 @@ def test_recording_through_the_control_api(castsim_factory, tmp_path: Path) -> N
     status, body = api(device, "POST", "/recording", {"path": str(tmp_path / "c.jsonl"), "redact": ["a..b"]})
     assert status == 400 and "a..b" in json.dumps(body), body
     assert api(device, "POST", "/recording", {"redact": []})[0] == 400
+    status, body = api(device, "POST", "/recording", {"path": str(tmp_path / "no-such-folder" / "x.jsonl")})
+    assert status == 422 and "no-such-folder" in json.dumps(body), body
+    # overwrite replaces a recording, never another file.
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    status, body = api(device, "POST", "/recording", {"path": str(notes), "overwrite": True})
+    assert status == 409 and notes.read_text() == "my notes\n", body
+    status, body = api(device, "POST", "/recording", {"path": str(path), "overwrite": True})
+    assert status == 201, body
+    assert api(device, "DELETE", "/recording")[0] == 200
 
 
 def test_a_killed_castsim_leaves_a_readable_recording(castsim_factory, castsim_bin: Path, tmp_path: Path) -> None:

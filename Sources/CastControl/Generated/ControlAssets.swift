@@ -885,7 +885,7 @@ enum ControlAssets {
           "recording"
         ],
         "summary": "Start recording to a file",
-        "description": "Writes every event from now on to `path` (on the machine castsim runs on, relative to its working directory) in the recording format of docs/recording.md: JSON Lines, a header line first. `redact` lists payload paths written as \"<redacted>\" (`credentials`, `customData.sessionToken`). A file that exists is refused unless `overwrite` is true; one recording at a time.",
+        "description": "Writes every event from now on to `path` (on the machine castsim runs on, relative to its working directory) in the recording format of docs/recording.md: JSON Lines, a header line first. `redact` lists payload paths written as \"<redacted>\" (`credentials`, `customData.sessionToken`). A file that exists is refused (409) unless `overwrite` is true, and even then only an empty file or a castsim recording is replaced; one recording at a time (409). A file castsim cannot create is 422.",
         "requestBody": {
           "required": true,
           "content": {
@@ -927,6 +927,9 @@ enum ControlAssets {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableEntity"
           }
         }
       },

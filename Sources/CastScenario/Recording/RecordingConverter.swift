@@ -57,6 +57,7 @@ public struct RecordingConverter {
             if case .reset(let scenario) = events[reset].kind, let scenario { scenarioJSON = scenario }
             events = Array(events[(reset + 1)...])
         }
+        events = Self.renumbered(events)
         self.events = events
         inbound = events.indices.filter { if case .message(let m) = events[$0].kind { m.direction == .inbound } else { false } }
         if case .object(var members)? = scenarioJSON {
@@ -73,7 +74,41 @@ public struct RecordingConverter {
         }
     }
 
+    /// Connections numbered 1, 2, 3 ... in the order they appear, as a device started for
+    /// the replay numbers them (a recording made after a reset, or started with senders
+    /// already connected, has other numbers).
+    private static func renumbered(_ events: [RecordedEvent]) -> [RecordedEvent] {
+        var numbers: [ConnectionID: ConnectionID] = [:]
+        func number(_ id: ConnectionID) -> ConnectionID {
+            if let known = numbers[id] { return known }
+            let next = ConnectionID(UInt64(numbers.count + 1))
+            numbers[id] = next
+            return next
+        }
+        return events.map { event in
+            var event = event
+            switch event.kind {
+            case .message(var message):
+                message.connections = message.connections.map(number)
+                event.kind = .message(message)
+            case .connected(let id, let peer): event.kind = .connected(number(id), peer: peer)
+            case .disconnected(let id, let how): event.kind = .disconnected(number(id), how: how)
+            case .upstream(let id, let connected, let reason): event.kind = .upstream(number(id), connected: connected, reason: reason)
+            case .fault(.closeConnection(let id, let reset)): event.kind = .fault(.closeConnection(number(id), reset: reset))
+            case .fault(.sendFrame(let id, let frame)): event.kind = .fault(.sendFrame(number(id), frame))
+            case .fault(.delayReplies(let by, let until, let id?)): event.kind = .fault(.delayReplies(by: by, until: until, connection: number(id)))
+            default: break
+            }
+            return event
+        }
+    }
+
     private mutating func run(name: String?) throws(RecordingConversionError) -> Result {
+        let dropped = events.reduce(0) { if case .dropped(let count) = $1.kind { $0 + count } else { $0 } }
+        if dropped > 0 { warnings.append("the recording lost \(dropped) events (its writer fell behind): the replay may differ where they were") }
+        if !header.redacted.isEmpty {
+            warnings.append("payloads were redacted (\(header.redacted.joined(separator: ", "))): answers and expectations carry \"<redacted>\" there")
+        }
         if base.isEmpty {
             describeDevice()
         } else {
@@ -92,14 +127,16 @@ public struct RecordingConverter {
         addInputSteps()
 
         // Simulate, compare, fix the first request whose answers differ; again.
+        let recordedSegments = recordedSegments()
         var settled = 0
+        var converged = false
         var scripted = Set<Int>()
         var accepted = Set<Int>()
         var emitted = Set<Int>()
         for _ in 0..<(inbound.count * 2 + 20) {
             let simulated = try simulate()
-            guard let (segment, recorded, produced) = firstDifference(simulated, from: settled, skipping: accepted) else {
-                settled = inbound.count + 1
+            guard let (segment, recorded, produced) = firstDifference(simulated, recordedSegments, from: settled, skipping: accepted) else {
+                converged = true
                 break
             }
             settled = segment
@@ -116,6 +153,7 @@ public struct RecordingConverter {
                 accepted.insert(segment)
             }
         }
+        if !converged { warnings.append("stopped comparing after \(inbound.count * 2 + 20) rounds: the replay may differ from the recording after request \(settled)") }
         addDeviceCloses()
         var document = base
         document["timeline"] = .array(timeline())
@@ -164,7 +202,26 @@ public struct RecordingConverter {
                 catalog[contentId] = .object(entry)
             }
         }
+        // What a real device reports may be more than a catalog takes (a null language, a
+        // subtype castsim does not know): such a member is left out, not the whole file.
+        for (contentId, entry) in catalog {
+            guard case .object(var members) = entry, !Self.catalogTakes(contentId, .object(members)) else { continue }
+            for key in ["tracks", "metadata", "contentType"] where members[key] != nil && !Self.catalogTakes(contentId, .object(members)) {
+                members[key] = nil
+                warnings.append("the media \(contentId): its \(key) as the device reported it is no catalog entry; left out")
+            }
+            catalog[contentId] = Self.catalogTakes(contentId, .object(members)) ? .object(members) : nil
+        }
         if !catalog.isEmpty { base["media"] = .object(catalog) }
+    }
+
+    private static func catalogTakes(_ contentId: String, _ entry: JSONValue) -> Bool {
+        (try? Scenario.parse(["name": "catalog entry", "media": .object([contentId: entry])])) != nil
+    }
+
+    /// A namespace a pattern can name (a Cast namespace, or one of the short names).
+    static func patternable(_ namespace: String) -> Bool {
+        namespace.hasPrefix("urn:x-cast:") || MessagePattern.namespaceAliases[namespace] != nil
     }
 
     // MARK: Steps
@@ -283,6 +340,7 @@ public struct RecordingConverter {
         let scenario = try scenarioSoFar()
         var session = ScenarioSession(scenario: scenario, journalLimit: events.count * 4 + 1000)
         var open = Set<ConnectionID>()
+        var seen = Set<ConnectionID>()
         var closed = Set<ConnectionID>()
         func take(_ outputs: [ScenarioOutput], _ session: inout ScenarioSession) {
             for output in outputs {
@@ -301,13 +359,21 @@ public struct RecordingConverter {
             let now = max(session.now, event.time)
             switch event.kind {
             case .connected(let connection, _):
+                seen.insert(connection)
                 open.insert(connection)
                 take(session.connectionOpened(connection, now: now), &session)
             case .disconnected(let connection, _):
                 guard open.remove(connection) != nil else { continue }
                 take(session.connectionClosed(connection, now: now), &session)
             case .message(let message) where message.direction == .inbound:
-                guard let connection = message.connections.first, open.contains(connection) else { continue }
+                guard let connection = message.connections.first, !closed.contains(connection) else { continue }
+                if !open.contains(connection), !seen.contains(connection) {
+                    // Open before the recording started: it opens now.
+                    open.insert(connection)
+                    take(session.connectionOpened(connection, now: now), &session)
+                }
+                seen.insert(connection)
+                guard open.contains(connection) else { continue }
                 take(session.receive(message.envelope, on: connection, now: now), &session)
             default:
                 continue
@@ -365,10 +431,9 @@ public struct RecordingConverter {
         return segments
     }
 
-    private func firstDifference(_ simulation: Simulation, from start: Int, skipping accepted: Set<Int>)
+    private func firstDifference(_ simulation: Simulation, _ recorded: [[Sent]], from start: Int, skipping accepted: Set<Int>)
         -> (segment: Int, recorded: [Sent], produced: [Sent])?
     {
-        let recorded = recordedSegments()
         for segment in start..<recorded.count where !accepted.contains(segment) {
             let produced = segment < simulation.segments.count ? simulation.segments[segment] : []
             let wanted = recorded[segment]
@@ -396,13 +461,18 @@ public struct RecordingConverter {
         let eventIndex = inbound[index]
         guard case .message(let request) = events[eventIndex].kind else { return }
         let payload = request.payload
-        let type = payload?["type"]?.stringValue
+        let type = payload?["type"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         let namespace = request.envelope.namespace
+        guard Self.patternable(namespace) else {
+            warnings.append("a request on \"\(namespace)\", which no pattern can name, cannot be answered as recorded")
+            return
+        }
         var pattern: [String: JSONValue] = ["namespace": .string(Self.shortNamespace(namespace))]
         if let type { pattern["type"] = .string(type) }
+        // As the rule's pattern counts: every message on the namespace with the type (any, without one).
         let occurrence = inbound[...index].count { position in
             guard case .message(let other) = events[position].kind else { return false }
-            return other.envelope.namespace == namespace && other.type == type
+            return other.envelope.namespace == namespace && (type == nil || other.type == type)
         }
         let requester = request.connections.first
         var responses: [JSONValue] = []
@@ -494,6 +564,7 @@ public struct RecordingConverter {
         for index in inbound {
             guard case .message(let message) = events[index].kind, let connection = message.connections.first,
                   message.envelope.namespace != CastNamespace.heartbeat, message.envelope.namespace != CastNamespace.deviceAuth else { continue }
+            guard Self.patternable(message.envelope.namespace) else { continue }
             byConnection[connection, default: []].append(Self.pattern(of: message))
             lastTime = events[index].time.seconds
         }
@@ -514,7 +585,7 @@ public struct RecordingConverter {
     static func pattern(of message: RecordedMessage) -> JSONValue {
         var pattern: [String: JSONValue] = ["namespace": .string(shortNamespace(message.envelope.namespace))]
         guard let payload = message.payload, case .object(let members) = payload else { return .object(pattern) }
-        if let type = members["type"]?.stringValue { pattern["type"] = .string(type) }
+        if let type = members["type"]?.stringValue, !type.isEmpty { pattern["type"] = .string(type) }
         var fields: [String: JSONValue] = [:]
         let volatile: Set<String> = ["type", "requestId", "sessionId", "mediaSessionId", "transportId", "customData", "credentials"]
         for (key, value) in members where !volatile.contains(key) {

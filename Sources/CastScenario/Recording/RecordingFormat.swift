@@ -89,6 +89,9 @@ extension Scenario.ClockSetting {
 }
 
 extension RecordedEvent {
+    /// Times in a recording are scenario seconds, at most twice the longest duration castsim takes.
+    static let longest = ScenarioDuration.maximum * 2
+
     /// The event's line, its payloads passed through `redaction`.
     public func json(redacting redaction: PayloadRedaction = .none) -> JSONValue {
         var members: [String: JSONValue] = [
@@ -107,7 +110,9 @@ extension RecordedEvent {
                 if let payload = try? JSONValue.parse(text) {
                     members["payload"] = redaction.apply(to: payload)
                 } else {
-                    members["text"] = .string(text)
+                    // Text that is no JSON castsim reads cannot be searched for the paths:
+                    // with redaction on, none of it is kept.
+                    members["text"] = redaction.isEmpty ? .string(text) : PayloadRedaction.marker
                 }
             case .binary(let data):
                 members["binary"] = .string(data.base64EncodedString())
@@ -160,7 +165,7 @@ extension RecordedEvent {
     package init(json: JSONValue) throws(JSONReadError) {
         let root = JSONReader(json)
         let name = try root.required("event", "one of \(Kind.names.joined(separator: ", "))").oneOf(Kind.names)
-        time = SimTime(seconds: try root.required("t", "scenario seconds").double(in: 0...ScenarioDuration.maximum * 2))
+        time = SimTime(seconds: try root.required("t", "scenario seconds").double(in: 0...Self.longest))
         let wallText = try root.required("wall", "an ISO 8601 time").string()
         guard let wall = ISOTime.milliseconds(wallText) else {
             throw root["wall"]!.error("expected an ISO 8601 time like 2026-11-25T12:00:00.000Z, got \"\(wallText)\"")
@@ -173,8 +178,15 @@ extension RecordedEvent {
         case "message":
             let direction = try root.required("direction", "in or out").oneOf(JournalEntry.Direction.self)
             var connections: [ConnectionID] = []
-            for id in try root.required("connections", "connection ids").array() { connections.append(ConnectionID(UInt64(try id.int(minimum: 1)))) }
+            let list = try root.required("connections", "connection ids")
+            for id in try list.array() { connections.append(ConnectionID(UInt64(try id.int(minimum: 1)))) }
+            if direction == .inbound, connections.count != 1 {
+                throw list.error("a message from a sender came on one connection; got \(connections.count)")
+            }
             let payload: CastEnvelope.Payload
+            if [root["payload"], root["text"], root["binary"]].compactMap({ $0 }).count > 1 {
+                throw root.error("a message has one of payload, text and binary")
+            }
             if let value = root["payload"] {
                 payload = .string(value.value.jsonText())
             } else if let text = root["text"] {
@@ -199,18 +211,18 @@ extension RecordedEvent {
             _ = try action.object()
             kind = .input(action.value)
         case "fault":
-            let until = { () throws(JSONReadError) -> SimTime in SimTime(seconds: try root.required("until", "seconds").double()) }
+            let until = { () throws(JSONReadError) -> SimTime in SimTime(seconds: try root.required("until", "seconds").double(in: 0...Self.longest)) }
             switch try root.required("fault", "the fault's kind").oneOf(["closeConnection", "sendFrame", "stopHeartbeats", "unresponsive", "delayReplies"]) {
             case "closeConnection": kind = .fault(.closeConnection(try connection(), reset: try root["reset"]?.bool() ?? false))
             case "sendFrame": kind = .fault(.sendFrame(try connection(), try root.required("frame", "malformed or oversized").oneOf(RawFrame.self)))
             case "stopHeartbeats": kind = .fault(.stopHeartbeats(until: try until()))
             case "unresponsive": kind = .fault(.unresponsive(until: try until()))
             default:
-                kind = .fault(.delayReplies(by: try root.required("by", "seconds").double(), until: try until(),
+                kind = .fault(.delayReplies(by: try root.required("by", "seconds").double(in: 0...Self.longest), until: try until(),
                                             connection: root["connection"] == nil ? nil : try connection()))
             }
         case "clock":
-            kind = .clock(to: SimTime(seconds: try root.required("to", "seconds").double()))
+            kind = .clock(to: SimTime(seconds: try root.required("to", "seconds").double(in: 0...Self.longest)))
         case "reset":
             let scenario = root["scenario"]?.value
             kind = .reset(scenario: scenario == nil || scenario == .null ? Optional<JSONValue>.none : scenario)

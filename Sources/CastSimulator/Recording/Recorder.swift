@@ -2,7 +2,13 @@ import CastDevice
 import CastScenario
 import CastWire
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes a recording (`docs/recording.md`) of a running device.
 ///
@@ -12,8 +18,21 @@ import NIOConcurrencyHelpers
 package final class Recorder: Sendable {
     /// How often, in seconds, the writer empties the queue.
     static let flushInterval = 0.25
-    /// Events the queue holds before it drops the newest (and says so in the recording).
+    /// What the queue holds before it drops the newest (and says so in the recording): a
+    /// disk that stalls costs a bounded amount of memory, never the device's time.
     static let queueLimit = 100_000
+    static let queueByteLimit = 64 * 1024 * 1024
+
+    /// What to do about a file that is already there.
+    package enum Existing: Sendable {
+        /// Refuse to start.
+        case refuse
+        /// Replace it (the command line: the person named the file).
+        case replace
+        /// Replace it only if it is empty or a castsim recording (the control API: a client
+        /// must not be able to replace any file castsim may write).
+        case replaceRecording
+    }
 
     package let path: String
     package let redaction: PayloadRedaction
@@ -24,7 +43,10 @@ package final class Recorder: Sendable {
 
     private struct State {
         var queue: [RecordedEvent] = []
+        var queuedBytes = 0
+        /// Dropped since the last `dropped` line.
         var dropped = 0
+        var droppedTotal = 0
         var written = 0
         var stopping = false
         var failure: String?
@@ -34,58 +56,97 @@ package final class Recorder: Sendable {
         package var path: String
         /// Events written so far (the header not counted).
         package var events: Int
-        /// Events lost because the writer fell behind.
+        /// Events lost because the writer fell behind, or after the disk refused a write.
         package var dropped: Int
         /// Why writing stopped, if the disk refused.
         package var failure: String?
     }
 
-    /// Creates the file (replacing one that is there only when `overwrite`), writes the
-    /// header and starts the writer.
-    package init(path: String, header: RecordingHeader, redaction: PayloadRedaction, overwrite: Bool) throws(RecorderError) {
+    /// Opens the file, writes the header and starts the writer. Blocking file I/O: call it
+    /// off the device's loop.
+    package init(path: String, header: RecordingHeader, redaction: PayloadRedaction, existing: Existing, logger: Logger)
+        throws(RecorderError)
+    {
         self.path = path
         self.redaction = redaction
         var header = header
         header.redacted = redaction.paths
-        if !overwrite, FileManager.default.fileExists(atPath: path) {
-            throw RecorderError(path: path, reason: "the file exists; choose another or ask to overwrite it")
+        if existing == .replaceRecording, let first = Self.firstLine(of: path), !first.isEmpty,
+           (try? JSONValue.parse(first))?["format"] != .string(RecordingHeader.format) {
+            throw RecorderError(path: path, reason: "the file exists and is no castsim recording; it is left alone", kind: .exists)
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(Recording.line(header.json).utf8)),
-              let handle = FileHandle(forWritingAtPath: path) else {
-            throw RecorderError(path: path, reason: "cannot create the file (does its folder exist, may castsim write there?)")
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (existing == .refuse ? O_EXCL : O_TRUNC)
+        let descriptor = open(path, flags, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == EEXIST { throw RecorderError(path: path, reason: "the file exists; choose another or ask to overwrite it", kind: .exists) }
+            throw RecorderError(path: path, reason: String(cString: strerror(code)), kind: .cannotWrite)
         }
-        handle.seekToEndOfFile()
+        if let problem = Self.writeAll(descriptor, Array(Recording.line(header.json).utf8)) {
+            close(descriptor)
+            throw RecorderError(path: path, reason: problem, kind: .cannotWrite)
+        }
         state = NIOLockedValueBox(State())
         let thread = Thread { [state, wake, finished, redaction] in
             var stopping = false
             while !stopping {
                 if wake.lock(whenValue: 1, timeoutSeconds: Self.flushInterval) { wake.unlock() }
-                let (events, dropped, stop) = state.withLockedValue { state in
-                    defer {
-                        state.queue.removeAll(keepingCapacity: true)
-                        state.dropped = 0
-                    }
-                    return (state.queue, state.dropped, state.stopping)
+                let (events, dropped, stop, failed) = state.withLockedValue { state in
+                    let taken = (state.queue, state.dropped, state.stopping, state.failure != nil)
+                    state.queue = []
+                    state.queuedBytes = 0
+                    state.dropped = 0
+                    return taken
                 }
                 stopping = stop
+                guard !failed else {
+                    // The disk refused once: what follows would be appended to a broken line.
+                    state.withLockedValue { $0.droppedTotal += events.count }
+                    continue
+                }
                 var text = events.map { Recording.line($0.json(redacting: redaction)) }.joined()
                 if dropped > 0, let last = events.last {
                     text += Recording.line(RecordedEvent(time: last.time, wall: last.wall, kind: .dropped(count: dropped)).json())
                 }
                 guard !text.isEmpty else { continue }
-                do {
-                    try handle.write(contentsOf: Data(text.utf8))
+                if let problem = Self.writeAll(descriptor, Array(text.utf8)) {
+                    logger.error("recording to \(path) stopped: \(problem); \(events.count) events lost, and everything after them")
+                    state.withLockedValue {
+                        $0.failure = problem
+                        $0.droppedTotal += events.count
+                    }
+                } else {
                     state.withLockedValue { $0.written += events.count }
-                } catch {
-                    state.withLockedValue { $0.failure = "\(error)" }
                 }
             }
-            try? handle.close()
+            close(descriptor)
             finished.lock()
             finished.unlock(withValue: 1)
         }
         thread.name = "castsim-recorder"
         thread.start()
+    }
+
+    /// Writes every byte, through short writes and interruptions; why not, or nil.
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> String? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            offset += written
+        }
+        return nil
+    }
+
+    /// The first line of a file, if it can be read (at most 4 KiB of it).
+    private static func firstLine(of path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: 4096)) ?? Data()
+        return String(decoding: data.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 
     /// Wall time now, milliseconds since 1970.
@@ -94,12 +155,23 @@ package final class Recorder: Sendable {
     /// Queues an event; called on the device's loop, so it only appends.
     package func record(_ kind: RecordedEvent.Kind, at time: SimTime) {
         let wall = Self.wallNow
+        let size: Int
+        if case .message(let message) = kind {
+            switch message.envelope.payload {
+            case .string(let text): size = text.utf8.count + 200
+            case .binary(let data): size = data.count * 4 / 3 + 200
+            }
+        } else {
+            size = 200
+        }
         state.withLockedValue { state in
             guard !state.stopping else { return }
-            if state.queue.count >= Self.queueLimit {
+            if state.queue.count >= Self.queueLimit || state.queuedBytes + size > Self.queueByteLimit {
                 state.dropped += 1
+                state.droppedTotal += 1
             } else {
                 state.queue.append(RecordedEvent(time: time, wall: wall, kind: kind))
+                state.queuedBytes += size
             }
         }
     }
@@ -114,14 +186,24 @@ package final class Recorder: Sendable {
         return status
     }
 
+    /// ``stop()`` without holding a thread of the caller's pool while the writer finishes.
+    package func stopped() async -> Status {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: self.stop()) }
+            thread.start()
+        }
+    }
+
     package var status: Status {
-        state.withLockedValue { Status(path: path, events: $0.written, dropped: $0.dropped, failure: $0.failure) }
+        state.withLockedValue { Status(path: path, events: $0.written, dropped: $0.droppedTotal, failure: $0.failure) }
     }
 }
 
 package struct RecorderError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable { case exists, busy, cannotWrite }
     package var path: String
     package var reason: String
+    package var kind: Kind
     package var description: String { "cannot record to \(path): \(reason)" }
 }
 
@@ -152,8 +234,11 @@ extension DeviceRunner {
     }
 
     /// Hands everything that happens from now on to `recorder`; returns the subscription.
+    /// Connections already open are recorded as opening now, so the recording has every
+    /// connection its messages name.
     package func feed(_ recorder: Recorder) -> Int {
-        subscribe { [unowned self] news in
+        for (id, peer) in openConnections { recorder.record(.connected(id, peer: peer), at: now) }
+        return subscribe { [unowned self] news in
             guard let (kind, time) = Recorder.kind(of: news, now: now, scenario: { self.session.scenario.source }) else { return }
             recorder.record(kind, at: time)
         }
