@@ -87,7 +87,8 @@ def wait_for_exit(device: CastsimDevice, timeout: float) -> int:
 def test_record_convert_replay(castsim_factory, castsim_bin: Path, tmp_path: Path) -> None:
     titles = ["One", "Two", "Three"]
     recording = tmp_path / "queue.jsonl"
-    device = castsim_factory(extra_args=("--record", str(recording), "--redact", "customData.sessionToken"))
+    device = castsim_factory(extra_args=("--record", str(recording), "--redact", "customData.sessionToken",
+                                         "--idle-timeout", "300"))
     seen = play_queue(device, titles)
     assert seen == ["Two", MEDIA_PLAYER_STATE_PAUSED, "volume 0.4"]
     assert device.stop() == 0
@@ -113,10 +114,13 @@ def test_record_convert_replay(castsim_factory, castsim_bin: Path, tmp_path: Pat
 
     converted = castsim(castsim_bin, "scenario", "from-recording", str(recording))
     assert converted.returncode == 0, converted.stderr
+    # castsim reproduces castsim: the header carries how the device was run (--idle-timeout).
+    assert "0 requests answered as recorded" in converted.stderr, converted.stderr
     scenario_path = tmp_path / "bug.json"
     scenario_path.write_text(converted.stdout)
     scenario = json.loads(converted.stdout)
     assert scenario["device"]["uuid"].replace("-", "") == device.uuid.hex
+    assert header["scenario"]["device"]["idleTimeout"] == scenario["device"]["idleTimeout"] == "5m"
     assert f"{MEDIA}/two.mp3" in scenario["media"], scenario.get("media")
     sequence = scenario["expectations"][0]["sequence"]
     assert {"namespace": "media", "type": "QUEUE_INSERT"}.items() <= sequence[[p.get("type") for p in sequence].index("QUEUE_INSERT")].items()

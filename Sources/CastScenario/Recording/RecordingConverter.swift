@@ -112,6 +112,8 @@ public struct RecordingConverter {
         if base.isEmpty {
             describeDevice()
         } else {
+            // What played, for a scenario without a catalog (a run without a scenario file).
+            if base["media"] == nil, let catalog = catalog() { base["media"] = catalog }
             do {
                 _ = try Scenario.parse(.object(base))
             } catch {
@@ -183,6 +185,12 @@ public struct RecordingConverter {
             device["idleTimeout"] = "0s"
         }
         base["device"] = .object(device)
+        if let catalog = catalog() { base["media"] = catalog }
+    }
+
+    /// A media catalog of what the device's statuses show: durations, stream types,
+    /// content types, tracks and metadata, by content id.
+    private mutating func catalog() -> JSONValue? {
         var catalog: [String: JSONValue] = [:]
         for event in events {
             guard case .message(let message) = event.kind, message.direction == .outbound, message.type == "MEDIA_STATUS",
@@ -212,7 +220,7 @@ public struct RecordingConverter {
             }
             catalog[contentId] = Self.catalogTakes(contentId, .object(members)) ? .object(members) : nil
         }
-        if !catalog.isEmpty { base["media"] = .object(catalog) }
+        return catalog.isEmpty ? nil : .object(catalog)
     }
 
     private static func catalogTakes(_ contentId: String, _ entry: JSONValue) -> Bool {

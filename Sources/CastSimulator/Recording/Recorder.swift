@@ -230,7 +230,8 @@ extension DeviceRunner {
     /// The header of a recording of this device, starting now.
     package func recordingHeader(host: String?, castPort: Int?, version: String = CastsimVersion.current) -> RecordingHeader {
         RecordingHeader(castsim: version, recordedAt: Recorder.wallNow, source: .device, device: session.scenario.device.identity,
-                        host: host, castPort: castPort, clock: clockReading.mode.setting, scenario: session.scenario.source)
+                        host: host, castPort: castPort, clock: clockReading.mode.setting,
+                        scenario: session.scenario.source ?? ["name": .string(session.scenario.name), "device": session.scenario.device.scenarioJSON])
     }
 
     /// Hands everything that happens from now on to `recorder`; returns the subscription.
