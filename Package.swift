@@ -175,6 +175,7 @@ let package = Package(
         .executableTarget(name: "FuzzJSON", dependencies: ["CastWire"], path: "Fuzz/FuzzJSON"),
         .executableTarget(name: "FuzzDevice", dependencies: ["CastDevice", "CastWire"], path: "Fuzz/FuzzDevice"),
         .executableTarget(name: "FuzzDNS", dependencies: ["CastDiscovery"], path: "Fuzz/FuzzDNS"),
+        .executableTarget(name: "FuzzRecording", dependencies: ["CastScenario"], path: "Fuzz/FuzzRecording"),
         .testTarget(
             name: "CastWireTests",
             dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzFrames FuzzMessage FuzzJSON FuzzDevice FuzzDNS); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzFrames FuzzMessage FuzzJSON FuzzDevice FuzzDNS FuzzRecording); fi
 
 scratch=.build-fuzz
 build=(swift build --sanitize=fuzzer --sanitize=address --scratch-path "$scratch")

@@ -342,6 +342,59 @@ let benchmarks: @Sendable () -> Void = {
         embedded.drop()
     }
 
+    // Recording: the same round trip while a recording is written (both messages queued on
+    // the device's loop, written by the recorder's thread).
+    let recorded = Fixture<Embedded>()
+    let recordingPath = FileManager.default.temporaryDirectory.appendingPathComponent("castsim-bench-\(getpid()).jsonl").path
+    Benchmark("recording.embedded-ping-round-trip", configuration: hotPath()) { benchmark in
+        let state = recorded.value
+        for _ in benchmark.scaledIterations {
+            state.sender.sendRaw(state.ping)
+            state.sender.discardReceived()
+        }
+    } setup: {
+        recorded.make { Embedded() }
+        try! recorded.value.simulator.startRecording(to: recordingPath)
+    } teardown: {
+        recorded.value.simulator.stop()
+        recorded.drop()
+        try? FileManager.default.removeItem(atPath: recordingPath)
+    }
+
+    // Conversion: a recorded session of 250 LOAD / PAUSE / PLAY / GET_STATUS rounds (about
+    // 2,000 events), of a device whose ids differ from castsim's, so every request is
+    // answered as recorded: the most work from-recording does.
+    func recordSession() -> Recording {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("castsim-bench-convert-\(getpid()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let simulator = EmbeddedCastSimulator { $0.heartbeatInterval = nil; $0.idleTimeout = nil }
+        try! simulator.startRecording(to: path)
+        let sender = simulator.connectSender()
+        let transport = sender.launch()!
+        for round in 0..<250 {
+            sender.request(CastNamespace.media, to: transport, ["type": "LOAD", "media": ["contentId": .string("http://m.test/\(round).mp4")]])
+            simulator.advanceClock(by: 1)
+            sender.request(CastNamespace.media, to: transport, ["type": "PAUSE", "mediaSessionId": .number(Double(round + 1))])
+            sender.request(CastNamespace.media, to: transport, ["type": "PLAY", "mediaSessionId": .number(Double(round + 1))])
+            sender.request(CastNamespace.media, to: transport, ["type": "GET_STATUS"])
+        }
+        simulator.stop()
+        var recording = try! Recording.read(try! Data(contentsOf: URL(fileURLWithPath: path)))
+        recording.header.scenario = nil
+        recording.header.device = try! DeviceIdentity(uuid: "ffffffffffffffffffffffffffffffff", friendlyName: "Other TV")
+        return recording
+    }
+    let sessionRecording = Fixture<Recording>()
+    Benchmark("recording.convert-2000-events-scripted",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident], timeUnits: .milliseconds,
+                                   warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 3)) { _ in
+        blackHole(try! RecordingConverter.convert(sessionRecording.value))
+    } setup: {
+        sessionRecording.make { recordSession() }
+    } teardown: {
+        sessionRecording.drop()
+    }
+
     // Memory: a million PINGs from 10 senders, then every connection closed. What the device
     // keeps is bounded (the journal keeps the newest 10,000), so RSS goes back down.
     let rssOpen = BenchmarkMetric.custom("RSS with 10 senders open (KiB)", polarity: .prefersSmaller, useScalingFactor: false)

@@ -46,6 +46,9 @@ public struct RecordingConverter {
 
     /// Indexes into `events` of the inbound messages, in order.
     private let inbound: [Int]
+    /// For each inbound message, which occurrence it is as a rule's pattern counts: of its
+    /// namespace and type, and of its namespace (a pattern without a type).
+    private let occurrences: [(ofType: Int, onNamespace: Int)]
 
     private init(_ recording: Recording) {
         header = recording.header
@@ -60,6 +63,15 @@ public struct RecordingConverter {
         events = Self.renumbered(events)
         self.events = events
         inbound = events.indices.filter { if case .message(let m) = events[$0].kind { m.direction == .inbound } else { false } }
+        var byType: [String: Int] = [:]
+        var byNamespace: [String: Int] = [:]
+        occurrences = inbound.map { index in
+            guard case .message(let message) = events[index].kind else { return (0, 0) }
+            let namespace = message.envelope.namespace
+            byType[namespace + "\u{0}" + (message.type ?? ""), default: 0] += 1
+            byNamespace[namespace, default: 0] += 1
+            return (byType[namespace + "\u{0}" + (message.type ?? "")]!, byNamespace[namespace]!)
+        }
         if case .object(var members)? = scenarioJSON {
             members["expectations"] = nil
             base = members
@@ -128,38 +140,41 @@ public struct RecordingConverter {
         base["clock"] = header.clock.json
         addInputSteps()
 
-        // Simulate, compare, fix the first request whose answers differ; again.
+        // Simulate, compare, fix every request whose answers differ; again, until castsim
+        // sends what the recording shows. A fix changes only what follows its request, so a
+        // pass fixes all it finds: a few passes, not one simulation per fix.
         let recordedSegments = recordedSegments()
-        var settled = 0
+        let passes = inbound.count * 2 + 20
         var converged = false
         var scripted = Set<Int>()
         var accepted = Set<Int>()
         var emitted = Set<Int>()
-        for _ in 0..<(inbound.count * 2 + 20) {
-            let simulated = try simulate()
-            guard let (segment, recorded, produced) = firstDifference(simulated, recordedSegments, from: settled, skipping: accepted) else {
+        for _ in 0..<passes {
+            let differences = differences(try simulate(), recordedSegments, skipping: accepted)
+            guard !differences.isEmpty else {
                 converged = true
                 break
             }
-            settled = segment
-            if !emitted.contains(segment), recorded.count > produced.count, isSubsequence(produced, of: recorded),
-               !answersRequest(segment, missing: recorded, produced) {
-                emitUnmatched(recorded, produced, segment: segment)
-                emitted.insert(segment)
-            } else if segment > 0, !scripted.contains(segment) {
-                steps.removeAll { $0.segment == segment }
-                respond(toInbound: segment - 1, with: recorded)
-                scripted.insert(segment)
-            } else {
-                warnings.append(differenceWarning(segment, recorded, produced))
-                accepted.insert(segment)
+            for (segment, recorded, produced) in differences {
+                if !emitted.contains(segment), recorded.count > produced.count, isSubsequence(produced, of: recorded),
+                   !answersRequest(segment, missing: recorded, produced) {
+                    emitUnmatched(recorded, produced, segment: segment)
+                    emitted.insert(segment)
+                } else if segment > 0, !scripted.contains(segment) {
+                    steps.removeAll { $0.segment == segment }
+                    respond(toInbound: segment - 1, with: recorded)
+                    scripted.insert(segment)
+                } else {
+                    warnings.append(differenceWarning(segment, recorded, produced))
+                    accepted.insert(segment)
+                }
             }
         }
-        if !converged { warnings.append("stopped comparing after \(inbound.count * 2 + 20) rounds: the replay may differ from the recording after request \(settled)") }
+        if !converged { warnings.append("stopped comparing after \(passes) passes: the replay may differ from the recording") }
         addDeviceCloses()
         var document = base
         document["timeline"] = .array(timeline())
-        document["rules"] = .array((base["rules"]?.arrayValue ?? []) + rules.map(\.json))
+        document["rules"] = .array((base["rules"]?.arrayValue ?? []) + rules.sorted { $0.inbound < $1.inbound }.map(\.json))
         document["expectations"] = .array(expectations())
         let json = JSONValue.object(document)
         do {
@@ -335,7 +350,7 @@ public struct RecordingConverter {
     private func scenarioSoFar() throws(RecordingConversionError) -> Scenario {
         var document = base
         document["timeline"] = .array(timeline())
-        document["rules"] = .array((base["rules"]?.arrayValue ?? []) + rules.map(\.json))
+        document["rules"] = .array((base["rules"]?.arrayValue ?? []) + rules.sorted { $0.inbound < $1.inbound }.map(\.json))
         do {
             return try Scenario.parse(.object(document))
         } catch {
@@ -439,17 +454,17 @@ public struct RecordingConverter {
         return segments
     }
 
-    private func firstDifference(_ simulation: Simulation, _ recorded: [[Sent]], from start: Int, skipping accepted: Set<Int>)
-        -> (segment: Int, recorded: [Sent], produced: [Sent])?
+    /// Every segment where castsim sends other than the recording shows.
+    private func differences(_ simulation: Simulation, _ recorded: [[Sent]], skipping accepted: Set<Int>)
+        -> [(segment: Int, recorded: [Sent], produced: [Sent])]
     {
-        for segment in start..<recorded.count where !accepted.contains(segment) {
+        recorded.indices.compactMap { segment in
+            guard !accepted.contains(segment) else { return nil }
             let produced = segment < simulation.segments.count ? simulation.segments[segment] : []
             let wanted = recorded[segment]
-            if produced.count != wanted.count || !zip(produced, wanted).allSatisfy({ $0.same(as: $1) }) {
-                return (segment, wanted, produced)
-            }
+            let same = produced.count == wanted.count && zip(produced, wanted).allSatisfy { $0.same(as: $1) }
+            return same ? nil : (segment, wanted, produced)
         }
-        return nil
     }
 
     /// True when every message castsim sends is among the recorded ones, in order, on time.
@@ -477,11 +492,7 @@ public struct RecordingConverter {
         }
         var pattern: [String: JSONValue] = ["namespace": .string(Self.shortNamespace(namespace))]
         if let type { pattern["type"] = .string(type) }
-        // As the rule's pattern counts: every message on the namespace with the type (any, without one).
-        let occurrence = inbound[...index].count { position in
-            guard case .message(let other) = events[position].kind else { return false }
-            return other.envelope.namespace == namespace && (type == nil || other.type == type)
-        }
+        let occurrence = type == nil ? occurrences[index].onNamespace : occurrences[index].ofType
         let requester = request.connections.first
         var responses: [JSONValue] = []
         var index2 = 0
@@ -521,7 +532,6 @@ public struct RecordingConverter {
             rule["respond"] = .array(responses)
         }
         rules.append((index, .object(rule)))
-        rules.sort { $0.inbound < $1.inbound }
     }
 
     /// True when something castsim does not send answers the segment's request (carries its
