@@ -4,6 +4,9 @@ import CastSimulator
 import CastSimulatorTesting
 import CastWire
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -78,10 +81,19 @@ struct RelayTests {
 
     @Test("An upstream that refuses connections closes the sender's, with the reason in the news")
     func upstreamRefuses() async throws {
-        // A port nothing listens on: bound, then closed.
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = listener.localAddress!.port!
-        try await listener.close()
+        // A port nothing listens on, held for the test: bound without listen(), so that no
+        // other test's server (they run in parallel, on ports the system picks) takes it.
+        let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(held) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(held, $0, length) == 0 && getsockname(held, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         try await Self.withRelay(to: port) { relay, news in
             let sender = try await CastTestSender.connect(to: relay)
             // The refusal may come first and the connection be closed already.
