@@ -62,6 +62,9 @@ struct HTTPReply {
 func httpRequest(address: SocketAddress, secure: Bool, method: String = "GET", path: String) async throws -> HTTPReply {
     let group = MultiThreadedEventLoopGroup.singleton
     let received = NIOLockedValueBox(ByteBuffer())
+    // Taken with the first bytes of the answer, while the TLS handler is surely still there
+    // (the server may close the connection before a separate look could run).
+    let certificate = NIOLockedValueBox<[UInt8]?>(nil)
     let done = group.next().makePromise(of: Void.self)
     let tls: NIOSSLContext? = secure ? try {
         var configuration = TLSConfiguration.makeClientConfiguration()
@@ -71,33 +74,37 @@ func httpRequest(address: SocketAddress, secure: Bool, method: String = "GET", p
     let channel = try await ClientBootstrap(group: group).channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
             if let tls { try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: nil)) }
-            try channel.pipeline.syncOperations.addHandler(ResponseCollector(received: received, done: done))
+            try channel.pipeline.syncOperations.addHandler(ResponseCollector(received: received, certificate: certificate, done: done))
         }
     }.connect(to: address).get()
     try await channel.writeAndFlush(ByteBuffer(string: "\(method) \(path) HTTP/1.1\r\nHost: castsim\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
-    // Read once the handshake is done, before the connection closes.
-    let certificate: [UInt8]? = secure ? try await channel.eventLoop.submit {
-        try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).peerCertificate?.toDERBytes()
-    }.get() : nil
     try await done.futureResult.get()
     let text = received.withLockedValue { String(buffer: $0) }
     guard let split = text.range(of: "\r\n\r\n") else { throw TestError("no HTTP header end in \(text)") }
     let head = String(text[..<split.lowerBound])
     guard head.hasPrefix("HTTP/1.1 "), let status = Int(head.dropFirst(9).prefix(3)) else { throw TestError("status line: \(text.prefix(40))") }
-    return HTTPReply(status: status, head: head, body: String(text[split.upperBound...]), peerCertificateDER: certificate)
+    return HTTPReply(status: status, head: head, body: String(text[split.upperBound...]),
+                     peerCertificateDER: certificate.withLockedValue { $0 })
 }
 
 private final class ResponseCollector: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     let received: NIOLockedValueBox<ByteBuffer>
+    let certificate: NIOLockedValueBox<[UInt8]?>
     let done: EventLoopPromise<Void>
 
-    init(received: NIOLockedValueBox<ByteBuffer>, done: EventLoopPromise<Void>) {
+    init(received: NIOLockedValueBox<ByteBuffer>, certificate: NIOLockedValueBox<[UInt8]?>, done: EventLoopPromise<Void>) {
         self.received = received
+        self.certificate = certificate
         self.done = done
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if certificate.withLockedValue({ $0 == nil }),
+           let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self),
+           let der = try? tls.peerCertificate?.toDERBytes() {
+            certificate.withLockedValue { $0 = der }
+        }
         var buffer = unwrapInboundIn(data)
         _ = received.withLockedValue { $0.writeBuffer(&buffer) }
     }
