@@ -300,26 +300,7 @@ package enum ISOTime {
 
     /// `2026-05-01T18:00:00.250Z` for milliseconds since 1970 (UTC, always with milliseconds):
     /// the inverse of ``milliseconds(_:)``, for recordings.
-    package static func text(milliseconds: Int64) -> String {
-        let (quotient, remainder) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
-        let days = Int(remainder < 0 ? quotient - 1 : quotient)
-        let inDay = Int(remainder < 0 ? remainder + 86_400_000 : remainder)
-        // Civil date from days since 1970 (Howard Hinnant's algorithm).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = inDay % 1000
-        let seconds = inDay / 1000
-        return "\(String(year).leftPadded(to: 4))-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))."
-            + "\(String(millis).leftPadded(to: 3))Z"
-    }
+    package static func text(milliseconds: Int64) -> String { ISOTimeText.text(milliseconds: milliseconds) }
 
     private static func daysIn(_ month: Int, of year: Int) -> Int {
         switch month {
