@@ -21,6 +21,8 @@ echo "== fuzzing (45 s per target)"
 scripts/fuzz.sh 45
 echo "== benchmarks: allocations of the hot paths against Benchmarks/Thresholds"
 scripts/bench.sh check-allocations
+echo "== benchmarks: a 50-device fleet's start time and memory per idle device (figures, no threshold)"
+scripts/bench.sh --filter 'runtime\.fleet-50-start'
 # The end-to-end tests run castsim with the Avahi backend too (`--mdns avahi`): the
 # castsim they use is built with the trait, after everything that uses the plain build.
 echo "== castsim with the Avahi trait"

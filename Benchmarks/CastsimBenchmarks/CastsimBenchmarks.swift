@@ -433,4 +433,33 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         await simulator.stop()
     }
+
+    // A household of 50 idle devices on 127.0.0.2-51: how long the fleet takes to start
+    // (keys made once per process are made before it), and what each idle device costs
+    // in resident memory (its listeners, eureka servers, device state).
+    let rssPerDevice = BenchmarkMetric.custom("RSS per idle device (KiB)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark("runtime.fleet-50-start",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident, rssPerDevice], timeUnits: .milliseconds,
+                                   warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 3)) { benchmark in
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        let configurations = FleetAddresses.loopback(count: 50).enumerated().map { index, address in
+            var configuration = SimulatorConfiguration(device: deviceConfiguration(heartbeats: true), logger: logger)
+            configuration.device.identity = try! DeviceIdentity(uuid: String(format: "%032x", index + 1), friendlyName: "castsim \(index + 1)")
+            configuration.host = address
+            // Ephemeral ports: the figures are the same, and nothing else on the machine is in the way.
+            configuration.castPort = 0
+            configuration.httpPort = 0
+            configuration.httpsPort = 0
+            return configuration
+        }
+        // The process's shared keys and PKI, made once.
+        await (try! await CastFleet.start([configurations[0]])).stop()
+        let before = residentKiB()
+        benchmark.startMeasurement()
+        let fleet = try! await CastFleet.start(configurations)
+        benchmark.stopMeasurement()
+        benchmark.measurement(rssPerDevice, (residentKiB() - before) / configurations.count)
+        await fleet.stop()
+    }
 }

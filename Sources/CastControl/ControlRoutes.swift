@@ -8,9 +8,33 @@ import NIOCore
 
 /// The endpoints of the control API, each a thin layer over the simulator.
 struct ControlRoutes: Sendable {
-    let simulator: CastSimulator
+    /// Every device of the fleet (one for a plain run), in order.
+    let devices: [CastSimulator]
+    /// The device a request is for: `?device=NAME` (friendly name or UUID), else the first.
+    var simulator: CastSimulator
     let maximumBodyBytes: Int
     let streams: EventStreams
+
+    init(devices: [CastSimulator], maximumBodyBytes: Int, streams: EventStreams) {
+        precondition(!devices.isEmpty, "the control API fronts at least one device")
+        self.devices = devices
+        self.simulator = devices[0]
+        self.maximumBodyBytes = maximumBodyBytes
+        self.streams = streams
+    }
+
+    /// These routes for the device the request names with `?device=`; a name no device has
+    /// is a 404 that lists the names there are.
+    func on(_ request: Request) throws(ControlError) -> ControlRoutes {
+        guard let name = request.uri.queryParameters.get("device") else { return self }
+        guard let chosen = devices.first(where: { $0.configuration.device.identity.matches(name) }) else {
+            let names = devices.map { "\"\($0.configuration.device.identity.friendlyName)\"" }.joined(separator: ", ")
+            throw ControlError(status: .notFound, message: "no device \"\(name)\": the devices are \(names) (by name or UUID)")
+        }
+        var routes = self
+        routes.simulator = chosen
+        return routes
+    }
 
     static let prefix = "/api/v1"
 
@@ -23,7 +47,7 @@ struct ControlRoutes: Sendable {
         "\(prefix)/clock": [.get], "\(prefix)/clock/advance": [.post],
         "\(prefix)/scenario": [.get, .put], "\(prefix)/reset": [.post],
         "\(prefix)/report": [.get], "\(prefix)/events": [.get],
-        "\(prefix)/recording": [.get, .post, .delete],
+        "\(prefix)/recording": [.get, .post, .delete], "\(prefix)/devices": [.get],
     ]
 
     func register(on router: Router<BasicRequestContext>) {
@@ -32,39 +56,49 @@ struct ControlRoutes: Sendable {
         router.get("/recording.js") { _, _ in ControlResponse.text(ControlAssets.recordingJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }
         router.get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlAssets.openAPI, contentType: "application/json") }
-        router.get("\(Self.prefix)/state") { request, _ in try await state(request) }
-        router.get("\(Self.prefix)/journal") { request, _ in try await journal(request, unhandledOnly: false) }
-        router.get("\(Self.prefix)/journal/unhandled") { request, _ in try await journal(request, unhandledOnly: true) }
+        router.get("\(Self.prefix)/devices") { request, _ in
+            try Self.noQuery(request)
+            return ControlResponse.json(["devices": .array(try await devices.asyncMap(DevicesView.json))])
+        }
+        router.get("\(Self.prefix)/state") { request, _ in try await on(request).state(request) }
+        router.get("\(Self.prefix)/journal") { request, _ in try await on(request).journal(request, unhandledOnly: false) }
+        router.get("\(Self.prefix)/journal/unhandled") { request, _ in try await on(request).journal(request, unhandledOnly: true) }
         router.delete("\(Self.prefix)/journal") { request, _ in
+            let routes = try on(request), simulator = routes.simulator
             try Self.noQuery(request)
             try await simulator.clearJournal()
             return Response(status: .noContent)
         }
-        router.post("\(Self.prefix)/verify") { request, _ in try await verify(request) }
-        router.post("\(Self.prefix)/act") { request, _ in try await act(request) }
+        router.post("\(Self.prefix)/verify") { request, _ in try await on(request).verify(request) }
+        router.post("\(Self.prefix)/act") { request, _ in try await on(request).act(request) }
         router.get("\(Self.prefix)/clock") { request, _ in
+            let routes = try on(request), simulator = routes.simulator
             try Self.noQuery(request)
             return ControlResponse.json(ClockView.json(try await simulator.clock()))
         }
-        router.post("\(Self.prefix)/clock/advance") { request, _ in try await advance(request) }
+        router.post("\(Self.prefix)/clock/advance") { request, _ in try await on(request).advance(request) }
         router.get("\(Self.prefix)/scenario") { request, _ in
+            let routes = try on(request), simulator = routes.simulator
             try Self.noQuery(request)
-            return ControlResponse.json(try await scenarioSummary())
+            return ControlResponse.json(try await routes.scenarioSummary())
         }
-        router.put("\(Self.prefix)/scenario") { request, _ in try await loadScenario(request) }
+        router.put("\(Self.prefix)/scenario") { request, _ in try await on(request).loadScenario(request) }
         router.post("\(Self.prefix)/reset") { request, _ in
+            let routes = try on(request), simulator = routes.simulator
             try Self.noQuery(request)
             try await simulator.reset()
-            return ControlResponse.json(try await scenarioSummary())
+            return ControlResponse.json(try await routes.scenarioSummary())
         }
-        router.get("\(Self.prefix)/report") { request, _ in try await report(request) }
-        router.get("\(Self.prefix)/events") { request, _ in try await streams.open(request, simulator: simulator) }
+        router.get("\(Self.prefix)/report") { request, _ in try await on(request).report(request) }
+        router.get("\(Self.prefix)/events") { request, _ in try await streams.open(request, simulator: on(request).simulator) }
         router.get("\(Self.prefix)/recording") { request, _ in
+            let routes = try on(request), simulator = routes.simulator
             try Self.noQuery(request)
             return ControlResponse.json(RecordingView.json(simulator.recordingStatus))
         }
-        router.post("\(Self.prefix)/recording") { request, _ in try await startRecording(request) }
+        router.post("\(Self.prefix)/recording") { request, _ in try await on(request).startRecording(request) }
         router.delete("\(Self.prefix)/recording") { request, _ in
+            let routes = try on(request), simulator = routes.simulator
             try Self.noQuery(request)
             guard let status = await simulator.stopRecording() else {
                 throw ControlError(status: .notFound, message: "no recording is being written")
@@ -252,9 +286,10 @@ struct ControlRoutes: Sendable {
 
     // MARK: Reading requests
 
+    /// The query's parameters but `device`, which ``on(_:)`` has taken already.
     static func query(_ request: Request) -> [String: String] {
         var query: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+        for (key, value) in request.uri.queryParameters where key != "device" { query[String(key)] = String(value) }
         return query
     }
 

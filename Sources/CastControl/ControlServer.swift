@@ -53,13 +53,22 @@ public final class ControlServer: Sendable {
     public static func start(_ configuration: ControlConfiguration, simulator: CastSimulator, logger: Logger) async throws
         -> ControlServer
     {
+        try await start(configuration, devices: [simulator], logger: logger)
+    }
+
+    /// The control API of several devices (a fleet): each endpoint acts on the device its
+    /// `?device=` names, the first when it names none.
+    public static func start(_ configuration: ControlConfiguration, devices: [CastSimulator], logger: Logger) async throws
+        -> ControlServer
+    {
+        guard !devices.isEmpty else { throw ControlStartError(description: "the control API needs a device to control") }
         if !ControlConfiguration.isLoopback(configuration.host), configuration.token?.isEmpty ?? true {
             throw ControlStartError(description: "the control API on \(configuration.host) would be open to the network: give it a --control-token, or bind a loopback address")
         }
         let streams = EventStreams()
         let router = Router()
         router.add(middleware: ControlGate(token: configuration.token))
-        ControlRoutes(simulator: simulator, maximumBodyBytes: configuration.maximumBodyBytes, streams: streams).register(on: router)
+        ControlRoutes(devices: devices, maximumBodyBytes: configuration.maximumBodyBytes, streams: streams).register(on: router)
 
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .notice)

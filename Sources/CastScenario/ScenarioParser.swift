@@ -45,7 +45,7 @@ extension Scenario {
 /// them, and a test checks that the JSON Schema lists the same.
 package enum ScenarioKeys {
     package static let top: Set<String> = [
-        "name", "description", "device", "clock", "media", "exposure", "timeline", "rules", "expectations",
+        "name", "description", "device", "devices", "clock", "media", "exposure", "timeline", "rules", "expectations",
     ]
     package static let device: Set<String> = [
         "name", "model", "manufacturer", "uuid", "capabilities", "volume", "apps", "heartbeatInterval", "idleTimeout",
@@ -78,7 +78,7 @@ package enum ScenarioKeys {
         "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "remote", "closeConnection",
         "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "emp", "deviceAuth", "withdraw", "restore",
     ]
-    package static let step = Set(actions + ["at", "after", "name"])
+    package static let step = Set(actions + ["at", "after", "name", "device"])
     package static let after: Set<String> = ["event", "delay", "occurrence"]
     package static let emit: Set<String> = ["namespace", "from", "to", "sender", "payload"]
     package static let playerError: Set<String> = ["detailedErrorCode"]
@@ -89,9 +89,9 @@ package enum ScenarioKeys {
     /// What an `emp` step does: exactly one of these.
     package static let empActions = ["event", "entitlement", "endProgram", "segmentMissing"]
     package static let emp = Set(empActions + ["data"])
-    package static let rule: Set<String> = ["name", "match", "action", "reply", "delay", "times", "occurrence", "respond"]
+    package static let rule: Set<String> = ["name", "match", "action", "reply", "delay", "times", "occurrence", "respond", "device"]
     package static let response: Set<String> = ["after", "namespace", "from", "sender", "to", "payload"]
-    package static let expectation: Set<String> = ["name", "message", "sequence", "never", "within"]
+    package static let expectation: Set<String> = ["name", "message", "sequence", "never", "within", "device"]
     package static let pattern: Set<String> = ["namespace", "type", "from", "to", "fields"]
     /// The app behaviours a file may name: the built-in apps.
     package static var behaviours: [String] { AppRegistry.builtIn.behaviours.map(\.rawValue) }
@@ -105,6 +105,15 @@ struct ScenarioParser {
 
     func scenario(_ root: JSONReader) -> Scenario? {
         guard reader.members(root, allowed: ScenarioKeys.top) != nil else { return nil }
+        // A household's file comes here one device at a time (``FleetScenario``), never whole.
+        if let devices = root["devices"] {
+            reader.fail(devices, "a scenario with several devices runs as a household (castsim run --scenario), not in one device")
+        }
+        for section in FleetScenario.itemSections {
+            for item in (try? root[section]?.array()) ?? [] {
+                if let device = item["device"] { reader.fail(device, "names a device; only a scenario with \"devices\" does") }
+            }
+        }
         let name = reader.read { try root.required("name", "the scenario's name").string(nonEmpty: true) }
         let description = reader.read(root["description"]) { try $0.string() }
         var device = device(root["device"] ?? JSONReader([:], at: JSONPath.root.appending("device")))

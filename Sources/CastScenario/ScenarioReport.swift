@@ -23,6 +23,8 @@ public struct ScenarioReport: Sendable, Codable, Equatable {
         public var decidedAt: Double?
         public var reason: String?
         public var evidence: [Evidence]
+        /// The device it is about, in a household's report (``FleetScenario``); nil for one device.
+        public var device: String?
     }
 
     public var scenario: String
@@ -33,6 +35,11 @@ public struct ScenarioReport: Sendable, Codable, Equatable {
     public var stepsTotal: Int
     public var messagesReceived: Int
     public var expectations: [ExpectationResult]
+
+    /// A report of nothing yet: passed, no expectations.
+    static func empty(_ name: String) -> ScenarioReport {
+        ScenarioReport(scenario: name, passed: true, duration: 0, stepsFired: 0, stepsTotal: 0, messagesReceived: 0, expectations: [])
+    }
 
     public func json() -> String {
         let encoder = JSONEncoder()
@@ -47,7 +54,8 @@ public struct ScenarioReport: Sendable, Codable, Equatable {
         xml += #"<testsuites tests="\#(expectations.count)" failures="\#(failures)">"# + "\n"
         xml += #"  <testsuite name="\#(escape(scenario))" tests="\#(expectations.count)" failures="\#(failures)" errors="0" time="\#(duration)">"# + "\n"
         for result in expectations {
-            xml += #"    <testcase classname="castsim.\#(escape(scenario))" name="\#(escape(result.name))" time="\#(result.decidedAt ?? duration)""#
+            let suite = result.device.map { "\(scenario).\($0)" } ?? scenario
+            xml += #"    <testcase classname="castsim.\#(escape(suite))" name="\#(escape(result.name))" time="\#(result.decidedAt ?? duration)""#
             if result.passed {
                 xml += "/>\n"
             } else {

@@ -11,11 +11,18 @@ package enum ScenarioSchema {
   "type": "object",
   "required": ["name"],
   "additionalProperties": false,
+  "not": {"required": ["device", "devices"]},
   "properties": {
     "$schema": {"type": "string"},
     "name": {"type": "string", "minLength": 1, "description": "Shown in reports."},
     "description": {"type": "string"},
     "device": {"$ref": "#/$defs/device"},
+    "devices": {
+      "type": "array",
+      "minItems": 1,
+      "items": {"$ref": "#/$defs/device"},
+      "description": "A household: several devices, each with a name of its own; every timeline step, rule and expectation then names its device. Excludes \"device\"."
+    },
     "clock": {"$ref": "#/$defs/clock"},
     "media": {
       "type": "object",
@@ -331,6 +338,7 @@ package enum ScenarioSchema {
       ],
       "properties": {
         "name": {"type": "string"},
+        "device": {"type": "string", "minLength": 1, "description": "In a scenario with devices: the name of the device this is for."},
         "at": {"$ref": "#/$defs/duration"},
         "after": {
           "type": "object",
@@ -422,6 +430,7 @@ package enum ScenarioSchema {
       "additionalProperties": false,
       "properties": {
         "name": {"type": "string"},
+        "device": {"type": "string", "minLength": 1, "description": "In a scenario with devices: the name of the device this is for."},
         "match": {"$ref": "#/$defs/pattern"},
         "action": {"enum": ["reply", "replyAlso", "respond", "delay", "drop"]},
         "reply": {"$ref": "#/$defs/payload"},
@@ -460,6 +469,7 @@ package enum ScenarioSchema {
       "oneOf": [{"required": ["message"]}, {"required": ["sequence"]}, {"required": ["never"]}],
       "properties": {
         "name": {"type": "string", "minLength": 1},
+        "device": {"type": "string", "minLength": 1, "description": "In a scenario with devices: the name of the device this is for."},
         "message": {"$ref": "#/$defs/pattern"},
         "sequence": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/pattern"}},
         "never": {"$ref": "#/$defs/pattern"},

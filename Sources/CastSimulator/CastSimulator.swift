@@ -29,6 +29,8 @@ public final class CastSimulator: Sendable {
     private let tls: TLSPresentation
 
     private let group: MultiThreadedEventLoopGroup
+    /// False in a fleet: the fleet's devices share its group, and it shuts it down.
+    private let ownsGroup: Bool
     private let runner: NIOLoopBound<DeviceRunner>
     /// Every listener, the Cast port's moved ones (a `restore` elsewhere) included.
     private let listeners: NIOLockedValueBox<[any Channel]>
@@ -41,13 +43,14 @@ public final class CastSimulator: Sendable {
     /// Open ``news(buffering:)`` streams, finished when the simulator stops.
     private let newsStreams = NIOLockedValueBox((open: [Int: AsyncStream<SimulatorNews>.Continuation](), lastId: 0))
 
-    private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup,
+    private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup, ownsGroup: Bool,
                  runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: NIOLockedValueBox<[any Channel]>,
                  discovery: RunningDiscovery?, cast: SocketAddress, http: RunningHTTPServer?, https: RunningHTTPServer?) {
         self.completion = completion
         self.configuration = configuration
         self.tls = tls
         self.group = group
+        self.ownsGroup = ownsGroup
         self.runner = runner
         self.listeners = listeners
         self.discovery = discovery
@@ -59,6 +62,14 @@ public final class CastSimulator: Sendable {
 
     /// Certifies the device's keys, binds every port and starts the device.
     public static func start(_ requested: SimulatorConfiguration) async throws -> CastSimulator {
+        try await start(requested, sharing: nil)
+    }
+
+    /// Starts the device on `shared`'s first loop (a fleet's devices all run on one loop,
+    /// and the fleet shuts the group down), or on a group of its own when nil.
+    package static func start(_ requested: SimulatorConfiguration, sharing shared: MultiThreadedEventLoopGroup?) async throws
+        -> CastSimulator
+    {
         var adjusted = requested
         if adjusted.relay != nil {
             // A relay's device sends nothing of its own on relayed connections: the senders'
@@ -71,7 +82,7 @@ public final class CastSimulator: Sendable {
             for: configuration.device.identity, pki: configuration.developerPKI, tlsLifetime: configuration.tlsCertificateLifetime)
         let tls = try TLSPresentation(credentials)
         // One thread: the device and all its connections share one serial executor.
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = shared ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let logger = configuration.logger
         // What is up when a later part of the start fails, to take down again (the
@@ -125,13 +136,13 @@ public final class CastSimulator: Sendable {
             }.get()
             tls.scheduleRenewal(on: loop, logger: logger)
             return CastSimulator(
-                configuration: configuration, tls: tls, group: group, runner: runner,
+                configuration: configuration, tls: tls, group: group, ownsGroup: shared == nil, runner: runner,
                 completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress, http: http, https: https)
         } catch {
             if let runner = startedRunner { try? await loop.submit { runner.value.shutDown() }.get() }
             for server in httpServers { await server.stop() }
             for channel in listeners { try? await channel.close() }
-            try? await group.shutdownGracefully()
+            if shared == nil { try? await group.shutdownGracefully() }
             throw error
         }
     }
@@ -243,7 +254,7 @@ public final class CastSimulator: Sendable {
         await discovery?.shutDown()
         for listener in listeners.withLockedValue({ $0 }) { try? await listener.close() }
         for server in httpServers { await server.stop() }
-        try? await group.shutdownGracefully()
+        if ownsGroup { try? await group.shutdownGracefully() }
     }
 
     /// Moves a manual clock forward; returns false for real or scaled clocks, and for a

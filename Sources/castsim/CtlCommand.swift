@@ -26,6 +26,9 @@ struct CtlCommand: AsyncParsableCommand {
     @Option(help: "The control token (castsim run --control-token). Default: $CASTSIM_CONTROL_TOKEN.")
     var token: String?
 
+    @Option(help: "The device of a fleet to act on: its name or UUID (`castsim ctl devices` lists them). Default: the first.")
+    var device: String?
+
     @Argument(help: "A verb and its arguments, e.g. `state`, `pause`, `volume 0.3`, `advance 10m`, `verify '{\"message\": {\"type\": \"LOAD\"}}'`.")
     var words: [String]
 
@@ -36,11 +39,12 @@ struct CtlCommand: AsyncParsableCommand {
         guard let client = ControlClient(url: target, token: token ?? environment["CASTSIM_CONTROL_TOKEN"]) else {
             throw ValidationError("--url \(address): expected http://HOST:PORT")
         }
-        let request: CtlVerb.Request
+        var request: CtlVerb.Request
         switch Result(catching: { () throws(CtlVerb.Problem) in try CtlVerb.request(for: words) }) {
         case .success(let made): request = made
         case .failure(let problem): throw ValidationError(problem.description)
         }
+        if let device { request.path = CtlVerb.path(request.path, device: device) }
         let reply: ControlClient.Reply
         do {
             if request.streams {
@@ -101,6 +105,14 @@ enum CtlVerb {
 
     static let api = "/api/v1"
 
+    /// `path` for one device of a fleet: `?device=NAME` (percent-encoded) added to its query.
+    static func path(_ path: String, device: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#")
+        let name = device.addingPercentEncoding(withAllowedCharacters: allowed) ?? device
+        return path + (path.contains("?") ? "&" : "?") + "device=" + name
+    }
+
     /// Verb, arguments, what it does: the help and the parser's one list.
     static let verbs: [(verb: String, arguments: String, summary: String)] = [
         ("state", "", "the device as senders see it, and more"),
@@ -130,6 +142,7 @@ enum CtlVerb {
         ("reset", "", "start the scenario again (closes sender connections)"),
         ("report", "[junit]", "the scenario report (JSON, or JUnit XML)"),
         ("events", "", "follow the event stream (Server-Sent Events) until interrupted"),
+        ("devices", "", "every device castsim runs (a fleet), with its addresses"),
     ]
 
     static var help: String {
@@ -157,6 +170,7 @@ enum CtlVerb {
         }
         switch verb {
         case "state": try none(); return Request(method: .GET, path: "\(api)/state")
+        case "devices": try none(); return Request(method: .GET, path: "\(api)/devices")
         case "unhandled": try none(); return Request(method: .GET, path: "\(api)/journal/unhandled")
         case "clear-journal": try none(); return Request(method: .DELETE, path: "\(api)/journal")
         case "clock": try none(); return Request(method: .GET, path: "\(api)/clock")

@@ -8,8 +8,11 @@ import Logging
 /// Where a device listens and who can find and steer it: the options `run` and `relay`
 /// share, and the start both make of them (device, control API, the ready line).
 struct DeviceOptions: ParsableArguments {
-    @Option(help: "Address to bind and advertise.")
-    var host = "0.0.0.0"
+    @Option(help: "Address to bind and advertise (default 0.0.0.0). With --devices N: a list (10.0.0.5,10.0.0.6), a range (10.0.0.5-9) or the first address of a range; default 127.0.0.2, 127.0.0.3, ...")
+    var host: String?
+
+    /// Where a single device listens.
+    var bindHost: String { host ?? "0.0.0.0" }
 
     @Option(help: "Cast TLS port. Senders treat any port but 8009 as a cast group. 0 picks a free port.")
     var port = 8009
@@ -75,7 +78,7 @@ struct DeviceOptions: ParsableArguments {
     /// Where the control API listens: loopback by default, next to a loopback device (so
     /// devices on 127.0.0.2 and 127.0.0.3 each have their own on the same port).
     var effectiveControlHost: String {
-        controlHost ?? (ControlConfiguration.isLoopback(host) ? host : "127.0.0.1")
+        controlHost ?? host.flatMap { ControlConfiguration.isLoopback($0) ? $0 : nil } ?? "127.0.0.1"
     }
 
     /// Logs to standard error at --log-level; the logger castsim's own lines go to.
@@ -93,7 +96,7 @@ struct DeviceOptions: ParsableArguments {
 
     /// Sets where `configuration` listens, how it is advertised, its journal and its PKI.
     func apply(to configuration: inout SimulatorConfiguration, logger: Logger) async throws {
-        configuration.host = host
+        configuration.host = bindHost
         configuration.castPort = port
         configuration.httpPort = httpPort.port
         configuration.httpsPort = httpsPort.port
@@ -152,5 +155,46 @@ struct DeviceOptions: ParsableArguments {
         let identity = configuration.device.identity
         logger.info("device \"\(identity.friendlyName)\" (\(identity.modelName), \(identity.dashedUUID)) is up: \(ready)")
         return (simulator, control)
+    }
+
+    /// Starts the devices of a fleet on one loop and one control API for all of them, and
+    /// prints the ready line with each device's address in order (`castsim ctl devices`
+    /// tells which is which):
+    ///   castsim ready cast=HOST:PORT,HOST:PORT http=... https=... control=HOST:PORT
+    func startFleet(_ configurations: [SimulatorConfiguration], logger: Logger) async throws -> (CastFleet, ControlServer?) {
+        let fleet: CastFleet
+        do {
+            fleet = try await CastFleet.start(configurations)
+        } catch let error as ListenError {
+            let flag = switch error.listener {
+            case .cast: "--port"
+            case .http: "--http-port"
+            case .https: "--https-port"
+            }
+            throw StartFailure(description: error.description(naming: flag) + " (a fleet's addresses: --host)")
+        } catch let error as DiscoveryUnavailable {
+            throw StartFailure(description: "\(error.description) (--mdns, --interface)")
+        }
+        var control: ControlServer?
+        if let port = controlPort.port {
+            do {
+                control = try await ControlServer.start(ControlConfiguration(host: effectiveControlHost, port: port, token: controlToken),
+                                                        devices: fleet.devices, logger: logger)
+            } catch {
+                await fleet.stop()
+                throw StartFailure(description: "\(error) (--control-host, --control-port; off turns the control API off)")
+            }
+        }
+        func list(_ address: (CastSimulator) -> String) -> String { fleet.devices.map(address).joined(separator: ",") }
+        let ready = "castsim ready cast=\(list { $0.castAddress.hostAndPort }) http=\(list { $0.httpAddress?.hostAndPort ?? "off" }) "
+            + "https=\(list { $0.httpsAddress?.hostAndPort ?? "off" }) control=\(control?.hostAndPort ?? "off")"
+        FileHandle.standardOutput.write(Data((ready + "\n").utf8))
+        for device in fleet.devices {
+            let identity = device.configuration.device.identity
+            logger.info("device \"\(identity.friendlyName)\" (\(identity.modelName), \(identity.dashedUUID)) is up: cast=\(device.castAddress.hostAndPort)")
+        }
+        if let control { logger.info("control API and dashboard: http://\(control.hostAndPort)/ (?device=NAME picks a device)") }
+        logger.info("\(fleet.devices.count) devices are up")
+        return (fleet, control)
     }
 }

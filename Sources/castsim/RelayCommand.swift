@@ -69,7 +69,7 @@ struct RelayCommand: AsyncParsableCommand {
         let info = await UpstreamEurekaInfo.read(host: relay.host, timeout: Self.eurekaTimeout, logger: logger)
         let friendlyName = name ?? info?.name ?? "castsim relay \(relay.host)"
         let identity = try DeviceIdentity(
-            uuid: uuid ?? RunCommand.stableUUID(for: "relay of \(info?.udn ?? relay.hostAndPort)"),
+            uuid: uuid ?? DeviceIdentity.derivedUUID(for: "relay of \(info?.udn ?? relay.hostAndPort)"),
             friendlyName: friendlyName, modelName: model ?? info?.model ?? "Chromecast",
             manufacturer: info?.manufacturer ?? "Google Inc.")
         var configuration = SimulatorConfiguration(device: DeviceConfiguration(identity: identity), logger: logger)

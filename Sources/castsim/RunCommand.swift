@@ -56,6 +56,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceOptions
 
+    @Option(help: "Run this many devices in one process (a household), each on its own address (see --host) with its own name (\"castsim\", \"castsim 2\", ... after --name), UUID, eureka_info and advertisement.")
+    var devices: Int = 1
+
     @Option(name: .customLong("heartbeat-interval"), help: "Seconds between the device's PINGs to each sender; 0 turns them off. Without --scenario only: a scenario sets it in its device section.")
     var heartbeatInterval: Double = 5
 
@@ -94,7 +97,20 @@ struct RunCommand: AsyncParsableCommand {
         }
         if speed != nil, manualClock { throw ValidationError("--speed and --manual-clock exclude each other") }
         if exitWhenDone, scenario == nil { throw ValidationError("--exit-when-done needs --scenario") }
+        guard (1...Self.maximumDevices).contains(devices) else {
+            throw ValidationError("--devices \(devices): expected 1 to \(Self.maximumDevices) (one address each)")
+        }
+        if devices > 1 {
+            if uuid != nil { throw ValidationError("--uuid names one device; a fleet's devices take UUIDs derived from their names") }
+            if scenario != nil { throw ValidationError("--devices runs plain devices; a scenario lists its own devices") }
+            if let host = deviceOptions.host {
+                do { _ = try FleetAddresses.parse(host, count: devices) } catch { throw ValidationError("--host \(error)") }
+            }
+        }
     }
+
+    /// Devices in one fleet: 127.0.0.2 to 127.0.0.255.
+    static let maximumDevices = 254
 
     /// The fastest clock castsim runs, as scenario files allow.
     static let maximumSpeed = 1_000_000.0
@@ -114,47 +130,103 @@ struct RunCommand: AsyncParsableCommand {
         let shutdown = ShutdownSignal()
         let logger = deviceOptions.bootstrapLogging()
 
-        var configuration = try makeConfiguration(logger: logger)
+        var (configuration, scenarios) = try makeConfiguration(logger: logger)
         try await deviceOptions.apply(to: &configuration, logger: logger)
         if let speed { configuration.clock = .scaled(speed) }
         if manualClock { configuration.clock = .manual }
-        let (simulator, control) = try await deviceOptions.start(configuration, logger: logger)
+        let household = try householdConfigurations(configuration, scenarios: scenarios)
+        let devices: [CastSimulator]
+        let stop: () async -> Void
+        if household.count > 1 {
+            let (fleet, control) = try await deviceOptions.startFleet(household, logger: logger)
+            devices = fleet.devices
+            stop = { await control?.stop(); await fleet.stop() }
+        } else {
+            let (simulator, control) = try await deviceOptions.start(configuration, logger: logger)
+            devices = [simulator]
+            stop = { await control?.stop(); await simulator.stop() }
+        }
         if configuration.clock == .manual {
-            StandardInputControl.start(simulator: simulator, logger: logger)
+            StandardInputControl.start(devices: devices, logger: logger)
         }
 
-        let outcome = await waitForEnd(simulator, shutdown: shutdown)
+        let outcome = await waitForEnd(devices, shutdown: shutdown)
         logger.info("\(outcome), shutting down")
-        let result = try? await simulator.report()
-        await control?.stop()
-        await simulator.stop()
-        if let result {
-            try write(result)
-            if configuration.scenario.expectations.count > 0 {
-                let failed = result.expectations.filter { !$0.passed }
-                logger.notice("scenario \"\(result.scenario)\": \(result.expectations.count - failed.count) of \(result.expectations.count) expectations passed")
-                for expectation in failed {
-                    logger.notice("FAILED \"\(expectation.name)\": \(expectation.reason ?? "")")
-                }
+        var reports: [(device: String, report: ScenarioReport)] = []
+        for device in devices {
+            if let report = try? await device.report() { reports.append((device.configuration.device.identity.friendlyName, report)) }
+        }
+        await stop()
+        guard reports.count == devices.count else { return }
+        let result = FleetScenario.report(configuration.scenario.name, reports)
+        try write(result)
+        if household.contains(where: { $0.scenario.expectations.count > 0 }) {
+            let failed = result.expectations.filter { !$0.passed }
+            logger.notice("scenario \"\(result.scenario)\": \(result.expectations.count - failed.count) of \(result.expectations.count) expectations passed")
+            for expectation in failed {
+                logger.notice("FAILED \(expectation.device.map { "[\($0)] " } ?? "")\"\(expectation.name)\": \(expectation.reason ?? "")")
             }
-            if exitWhenDone, !result.passed { throw ExitCode(1) }
+        }
+        if exitWhenDone, !result.passed { throw ExitCode(1) }
+    }
+
+    /// The devices to run together: a scenario's household, or `--devices N` copies of the
+    /// device named one after the other ("castsim", "castsim 2", ...), each on its own
+    /// address (--host, else 127.0.0.2, 127.0.0.3, ...). One device: just `first`.
+    private func householdConfigurations(_ first: SimulatorConfiguration, scenarios household: [Scenario]) throws -> [SimulatorConfiguration] {
+        let scenarios: [Scenario]
+        if household.count > 1 {
+            scenarios = household
+        } else if devices > 1 {
+            let base = first.device.identity
+            scenarios = try (0..<devices).map { index in
+                var scenario = first.scenario
+                let name = index == 0 ? base.friendlyName : "\(base.friendlyName) \(index + 1)"
+                scenario.device.identity = try DeviceIdentity(
+                    uuid: DeviceIdentity.derivedUUID(for: name), friendlyName: name, modelName: base.modelName, manufacturer: base.manufacturer,
+                    supportsVideo: base.supportsVideo, supportsAudio: base.supportsAudio)
+                return scenario
+            }
+        } else {
+            return [first]
+        }
+        if deviceOptions.record != nil { throw ValidationError("--record records one device; a household of \(scenarios.count) is not recorded yet") }
+        let addresses: [String]
+        do {
+            addresses = try deviceOptions.host.map { try FleetAddresses.parse($0, count: scenarios.count) } ?? FleetAddresses.loopback(count: scenarios.count)
+        } catch {
+            throw ValidationError("--host \(error)")
+        }
+        return zip(scenarios, addresses).map { scenario, address in
+            var configuration = first
+            configuration.scenario = scenario
+            configuration.host = address
+            // Every line a device logs says which one it is.
+            configuration.logger[metadataKey: "device"] = "\(scenario.device.identity.friendlyName)"
+            return configuration
         }
     }
 
-    /// The device to run: the scenario's (if any), with identity flags applied on top.
-    private func makeConfiguration(logger: Logger) throws -> SimulatorConfiguration {
+    /// The device to run: the scenario's (if any), with identity flags applied on top; and
+    /// every device of the scenario's household (one, or none without a scenario).
+    private func makeConfiguration(logger: Logger) throws -> (SimulatorConfiguration, [Scenario]) {
+        var household: [Scenario] = []
         var configuration: SimulatorConfiguration
         if let scenario {
-            let loaded: Scenario
+            let loaded: FleetScenario
             do {
-                loaded = try Scenario.load(contentsOf: URL(fileURLWithPath: scenario))
+                loaded = try FleetScenario.load(contentsOf: URL(fileURLWithPath: scenario))
             } catch let error as ScenarioValidationError {
                 throw ValidationError(error.description)
             }
-            configuration = SimulatorConfiguration(scenario: loaded, logger: logger)
+            if loaded.devices.count > 1, name != nil || model != nil || uuid != nil {
+                throw ValidationError("--name, --model and --uuid name one device; this scenario lists \(loaded.devices.count), each with its own")
+            }
+            configuration = SimulatorConfiguration(scenario: loaded.devices[0], logger: logger)
+            household = loaded.devices
         } else {
             let name = self.name ?? "castsim"
-            let identity = try DeviceIdentity(uuid: uuid ?? Self.stableUUID(for: name), supportsVideo: !audioOnly)
+            let identity = try DeviceIdentity(uuid: uuid ?? DeviceIdentity.derivedUUID(for: name), supportsVideo: !audioOnly)
             var device = DeviceConfiguration(identity: identity)
             device.heartbeatInterval = heartbeatInterval > 0 ? heartbeatInterval : nil
             device.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
@@ -170,12 +242,12 @@ struct RunCommand: AsyncParsableCommand {
         configuration.device.identity = identity
         if isolateRequestIds { configuration.device.isolateRequestIds = true }
         if let deviceAuth { configuration.device.deviceAuth = deviceAuth }
-        return configuration
+        return (configuration, household)
     }
 
     /// Waits for a signal, or (with --exit-when-done) the scenario's end or the timeout,
     /// whichever comes first.
-    private func waitForEnd(_ simulator: CastSimulator, shutdown: ShutdownSignal) async -> String {
+    private func waitForEnd(_ devices: [CastSimulator], shutdown: ShutdownSignal) async -> String {
         let exitWhenDone = self.exitWhenDone
         let timeout = self.timeout
         return await withCheckedContinuation { continuation in
@@ -183,7 +255,7 @@ struct RunCommand: AsyncParsableCommand {
             Task { first.resolve("received \(await shutdown.wait())") }
             guard exitWhenDone else { return }
             Task {
-                try? await simulator.waitUntilComplete()
+                for device in devices { try? await device.waitUntilComplete() }
                 first.resolve("scenario complete")
             }
             if let timeout, let seconds = ScenarioDuration.parse(timeout) {
@@ -204,19 +276,6 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// A UUID that depends only on the name, so a demo device keeps its identity (and its
-    /// place in senders' device lists) from one run to the next.
-    static func stableUUID(for name: String) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        var words: [UInt64] = []
-        for round in 0..<2 {
-            for byte in Array("castsim:\(round):\(name)".utf8) {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-            }
-            words.append(hash)
-        }
-        return words.map { String($0, radix: 16).leftPadded(to: 16) }.joined()
-    }
 }
 
 extension CastSimulator {

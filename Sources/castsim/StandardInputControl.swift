@@ -10,7 +10,9 @@ import Logging
 ///     advance 10s      move simulation time forward
 ///     report           print the scenario report (JSON) on standard output
 enum StandardInputControl {
-    static func start(simulator: CastSimulator, logger: Logger) {
+    /// One console for every device (a household has several): `advance` moves each
+    /// device's clock, in order; `report` prints each device's report, one line each.
+    static func start(devices: [CastSimulator], logger: Logger) {
         let thread = Thread {
             while let line = readLine() {
                 let words = line.split(separator: " ").map(String.init)
@@ -26,7 +28,7 @@ enum StandardInputControl {
                     }
                     let done = DispatchSemaphore(value: 0)
                     Task {
-                        await simulator.advanceClock(by: seconds)
+                        for simulator in devices { await simulator.advanceClock(by: seconds) }
                         done.signal()
                     }
                     done.wait()
@@ -34,8 +36,10 @@ enum StandardInputControl {
                 case ("report", 1):
                     let done = DispatchSemaphore(value: 0)
                     Task {
-                        if let report = try? await simulator.report() {
-                            FileHandle.standardOutput.write(Data((report.json() + "\n").utf8))
+                        for simulator in devices {
+                            if let report = try? await simulator.report() {
+                                FileHandle.standardOutput.write(Data((report.json() + "\n").utf8))
+                            }
                         }
                         done.signal()
                     }

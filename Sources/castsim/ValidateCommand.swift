@@ -15,8 +15,11 @@ struct ValidateCommand: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                let scenario = try Scenario.load(contentsOf: URL(fileURLWithPath: file))
-                print("\(file): ok (\(scenario.name): \(scenario.timeline.count) steps, \(scenario.rules.count) rules, \(scenario.expectations.count) expectations)")
+                let household = try FleetScenario.load(contentsOf: URL(fileURLWithPath: file))
+                let parts = household.devices
+                let counts = "\(parts.map(\.timeline.count).reduce(0, +)) steps, \(parts.map(\.rules.count).reduce(0, +)) rules, "
+                    + "\(parts.map(\.expectations.count).reduce(0, +)) expectations"
+                print("\(file): ok (\(household.name): \(parts.count > 1 ? "\(parts.count) devices, " : "")\(counts))")
             } catch let error as ScenarioValidationError {
                 failed = true
                 FileHandle.standardError.write(Data((error.description + "\n").utf8))

@@ -97,7 +97,7 @@ struct ScenarioParsingTests {
          #"timeline[0].after.delay: expected a duration like "5s", got "5 sec""#),
         (#"{"timeline": []}"#, "name: missing; expected the scenario's name"),
         (#"{"name": "x", "colour": "red"}"#,
-         "colour: unknown key; expected one of clock, description, device, expectations, exposure, media, name, rules, timeline"),
+         "colour: unknown key; expected one of clock, description, device, devices, expectations, exposure, media, name, rules, timeline"),
         (#"{"name": "x", "device": {"uuid": "1234"}}"#, #"device.uuid: expected 32 hex digits, with or without dashes, got "1234""#),
         (#"{"name": "x", "device": {"volume": {"level": 3}}}"#, "device.volume.level: expected a number from 0 to 1, got 3"),
         (#"{"name": "x", "device": {"apps": [{"displayName": "y"}]}}"#, #"device.apps[0].appId: missing; expected the app id, e.g. "CC1AD845""#),
@@ -203,7 +203,7 @@ struct ScenarioParsingTests {
             .filter { $0.hasSuffix(".json") && $0 != "scenario.schema.json" }
         #expect(files.count >= 8)
         for file in files {
-            #expect(throws: Never.self, "\(file)") { try Scenario.load(contentsOf: folder.appendingPathComponent(file)) }
+            #expect(throws: Never.self, "\(file)") { try FleetScenario.load(contentsOf: folder.appendingPathComponent(file)) }
         }
     }
 }

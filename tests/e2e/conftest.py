@@ -96,8 +96,11 @@ def castsim_factory(
         console: bool = False,
         subcommand: str = "run",
         pass_name: bool = True,
+        household: int = 1,
     ) -> CastsimDevice:
-        host = _ALLOCATOR.allocate((CAST_PORT, HTTP_PORT, HTTPS_PORT))
+        # A household of N devices: N addresses as --host A,B,C; its devices take their
+        # names and UUIDs from --devices or the scenario (no --name, no --uuid).
+        host = ",".join(_ALLOCATOR.allocate((CAST_PORT, HTTP_PORT, HTTPS_PORT)) for _ in range(household))
         # A relay simulates no media: it takes no --default-duration.
         defaults = ("--default-duration", str(DEFAULT_DURATION_SECONDS)) if subcommand == "run" else ()
         device = start_castsim(
@@ -111,7 +114,8 @@ def castsim_factory(
             extra_args=(*defaults, *extra_args),
             console=console,
             subcommand=subcommand,
-            pass_name=pass_name,
+            pass_name=pass_name and household == 1,
+            pass_uuid=household == 1,
         )  # fmt: skip
         _ALL_DEVICES.append(device)
         devices.append(device)

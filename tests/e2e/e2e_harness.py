@@ -146,6 +146,9 @@ class CastsimDevice:
     cast_addr: tuple[str, int] = ("", 0)
     http_addr: tuple[str, int] = ("", 0)
     https_addr: tuple[str, int] = ("", 0)
+    # Every device's Cast address, in order: several for a household (--devices N, or a
+    # scenario with devices), whose ready line lists them comma-separated.
+    cast_addrs: list[tuple[str, int]] = field(default_factory=list)
     # The control API (http://HOST:PORT/api/v1/...); empty with --control-port off.
     control_url: str = ""
     # Set by stop(): how it ended, for teardown diagnostics.
@@ -260,9 +263,10 @@ class CastsimDevice:
             raise CastsimError(
                 self._describe(f"malformed ready line: {self.ready_line!r}")
             )
-        self.cast_addr = split_host_port(match["cast"])
-        self.http_addr = split_host_port(match["http"])
-        self.https_addr = split_host_port(match["https"])
+        self.cast_addrs = [split_host_port(item) for item in match["cast"].split(",")]
+        self.cast_addr = self.cast_addrs[0]
+        self.http_addr = split_host_port(match["http"].split(",")[0])
+        self.https_addr = split_host_port(match["https"].split(",")[0])
         self.control_url = "" if match["control"] == "off" else f"http://{match['control']}"
 
     def _describe(self, problem: str) -> str:
@@ -287,6 +291,7 @@ def start_castsim(
     prefix: tuple[str, ...] = (),
     subcommand: str = "run",
     pass_name: bool = True,
+    pass_uuid: bool = True,
 ) -> CastsimDevice:
     """Start `castsim run` (or `subcommand`, e.g. relay) on host with the standard
     ports; wait until ready. pass_name=False leaves --name out: the device names
@@ -303,8 +308,8 @@ def start_castsim(
         str(binary),
         subcommand,
         *(("--name", name) if pass_name else ()),
-        "--model", model,
-        "--uuid", device_uuid.hex,
+        *(("--model", model) if pass_name else ()),
+        *(("--uuid", device_uuid.hex) if pass_uuid else ()),
         "--host", host,
         "--port", str(CAST_PORT),
         "--http-port", str(HTTP_PORT),
@@ -317,8 +322,10 @@ def start_castsim(
         *(() if "--control-port" in extra_args else ("--control-port", "0")),
         *extra_args,
     ]  # fmt: skip
-    stderr_path = log_dir / f"castsim-{host}.stderr.log"
-    stdout_path = log_dir / f"castsim-{host}.stdout.log"
+    # A household's --host is a list: its first address names the logs.
+    log_name = host.split(",")[0]
+    stderr_path = log_dir / f"castsim-{log_name}.stderr.log"
+    stdout_path = log_dir / f"castsim-{log_name}.stdout.log"
     with open(stderr_path, "wb") as stderr_file:
         # Same process group as pytest on purpose: a Ctrl-C (or run.sh's
         # timeout) then reaches castsim too, even if teardown never runs.

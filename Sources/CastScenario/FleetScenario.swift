@@ -1,0 +1,165 @@
+import CastDevice
+import CastWire
+import Foundation
+
+/// A scenario file for a household: `devices` lists several devices, and each timeline
+/// step, rule and expectation names the device it is for (`"device": NAME`).
+///
+/// It is read as one scenario per device: each gets the file's name, clock and media
+/// catalog, its own device section, and the steps, rules and expectations that name it.
+/// Problems are reported at their place in the file (`timeline[4].device`, `devices[1].uuid`),
+/// not in the per-device scenario made of it. A file with `device` (or neither) is a
+/// household of one.
+public struct FleetScenario: Sendable {
+    public var name: String
+    /// One scenario per device, in the file's order.
+    public var devices: [Scenario]
+
+    /// The sections a household's item may name its device in.
+    static let itemSections = ["timeline", "rules", "expectations"]
+
+    public static func load(contentsOf url: URL) throws -> FleetScenario {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ScenarioValidationError(file: url.path, issues: [ScenarioIssue(path: "", message: "cannot read the file: \(error.localizedDescription)")])
+        }
+        return try parse(data, file: url.path)
+    }
+
+    public static func parse(_ data: Data, file: String? = nil) throws(ScenarioValidationError) -> FleetScenario {
+        guard let json = try? JSONValue.parse(data, limits: .document), json["devices"] != nil else {
+            // One device (or not JSON: the one-device reader says where it breaks).
+            let scenario = try Scenario.parse(data, file: file)
+            return FleetScenario(name: scenario.name, devices: [scenario])
+        }
+        return try parse(household: json, file: file)
+    }
+
+    private static func parse(household json: JSONValue, file: String?) throws(ScenarioValidationError) -> FleetScenario {
+        var issues: [ScenarioIssue] = []
+        guard let top = json.objectValue else {
+            throw ScenarioValidationError(file: file, issues: [ScenarioIssue(path: "", message: "expected an object")])
+        }
+        if top["device"] != nil {
+            issues.append(ScenarioIssue(path: "device", message: "a scenario has either one device or a list of devices; this one has both \"device\" and \"devices\""))
+        }
+        guard let devices = top["devices"]?.arrayValue, !devices.isEmpty else {
+            throw ScenarioValidationError(file: file, issues: issues + [ScenarioIssue(path: "devices", message: "expected a non-empty array of device sections")])
+        }
+        // Each device's name (the parser's default for a device without one is "castsim").
+        var names: [String] = []
+        for (index, device) in devices.enumerated() {
+            let name = device["name"]?.stringValue ?? "castsim"
+            if names.contains(name) {
+                issues.append(ScenarioIssue(path: "devices[\(index)].name", message: "\"\(name)\" names another device too; each device needs a name of its own"))
+            }
+            names.append(name)
+        }
+        // Which device each item is for, and where it is in the file.
+        var owned: [String: [[Int]]] = [:]
+        for section in itemSections {
+            var perDevice = Array(repeating: [Int](), count: devices.count)
+            for (index, item) in (top[section]?.arrayValue ?? []).enumerated() {
+                let path = "\(section)[\(index)].device"
+                guard let object = item.objectValue else { continue }
+                guard let named = object["device"] else {
+                    issues.append(ScenarioIssue(path: "\(section)[\(index)]", message: "names no device; in a scenario with devices, each says which (\"device\": one of \(quoted(names)))"))
+                    continue
+                }
+                guard let name = named.stringValue, let owner = names.firstIndex(of: name) else {
+                    issues.append(ScenarioIssue(path: path, message: "expected one of \(quoted(names)), got \(named.jsonText())"))
+                    continue
+                }
+                perDevice[owner].append(index)
+            }
+            owned[section] = perDevice
+        }
+        if top["timeline"]?.arrayValue == nil, let timeline = top["timeline"] {
+            issues.append(ScenarioIssue(path: "timeline", message: "expected an array, got \(timeline.jsonText())"))
+        }
+        var scenarios: [Scenario] = []
+        for (deviceIndex, device) in devices.enumerated() {
+            var part = top
+            part["devices"] = nil
+            // A device named but given no UUID gets one of its own, from its name.
+            part["device"] = device["uuid"] == nil && device.objectValue != nil
+                ? device.replacing("uuid", with: .string(DeviceIdentity.derivedUUID(for: names[deviceIndex]))) : device
+            for section in itemSections {
+                guard let items = top[section]?.arrayValue else { continue }
+                part[section] = .array(owned[section]![deviceIndex].map { items[$0].removing("device") })
+            }
+            do {
+                var scenario = try Scenario.parse(JSONValue.object(part), file: file)
+                // Steps and rules say where they are in the file, not in this part of it.
+                for index in scenario.timeline.indices {
+                    scenario.timeline[index].path = remap(scenario.timeline[index].path, device: deviceIndex, owned: owned)
+                }
+                for index in scenario.rules.indices {
+                    scenario.rules[index].name = remap(scenario.rules[index].name, device: deviceIndex, owned: owned)
+                }
+                scenario.source = nil
+                scenarios.append(scenario)
+            } catch {
+                for issue in error.issues {
+                    var moved = issue
+                    moved.path = remap(issue.path, device: deviceIndex, owned: owned)
+                    // A problem of the shared sections shows once, not once per device.
+                    if !issues.contains(moved) { issues.append(moved) }
+                }
+            }
+        }
+        guard issues.isEmpty, let first = scenarios.first else { throw ScenarioValidationError(file: file, issues: issues) }
+        var uuids: [String: Int] = [:]
+        for (index, scenario) in scenarios.enumerated() {
+            let uuid = scenario.device.identity.uuid
+            if let other = uuids[uuid] {
+                issues.append(ScenarioIssue(path: "devices[\(index)].uuid", message: "\(scenario.device.identity.dashedUUID) is devices[\(other)]'s UUID too; give each device its own (or none: it is derived from the name)"))
+            }
+            uuids[uuid] = index
+        }
+        guard issues.isEmpty else { throw ScenarioValidationError(file: file, issues: issues) }
+        return FleetScenario(name: first.name, devices: scenarios)
+    }
+
+    /// A path in one device's part (`timeline[0].emit`, `device.uuid`) as the same place in the file.
+    private static func remap(_ path: String, device: Int, owned: [String: [[Int]]]) -> String {
+        if path == "device" || path.hasPrefix("device.") || path.hasPrefix("device[") {
+            return "devices[\(device)]" + path.dropFirst("device".count)
+        }
+        for section in itemSections where path.hasPrefix("\(section)[") {
+            let rest = path.dropFirst(section.count + 1)
+            guard let close = rest.firstIndex(of: "]"), let local = Int(rest[..<close]),
+                  let indices = owned[section]?[device], indices.indices.contains(local) else { return path }
+            return "\(section)[\(indices[local])]" + rest[rest.index(after: close)...]
+        }
+        return path
+    }
+
+    private static func quoted(_ names: [String]) -> String {
+        names.map { JSONValue.string($0).jsonText() }.joined(separator: ", ")
+    }
+}
+
+extension FleetScenario {
+    /// The devices' reports as one: passed when every device's passed, each expectation
+    /// marked with its device.
+    public static func report(_ name: String, _ reports: [(device: String, report: ScenarioReport)]) -> ScenarioReport {
+        guard reports.count > 1 else { return reports.first?.report ?? ScenarioReport.empty(name) }
+        var merged = ScenarioReport.empty(name)
+        for (device, report) in reports {
+            merged.passed = merged.passed && report.passed
+            merged.duration = max(merged.duration, report.duration)
+            merged.stepsFired += report.stepsFired
+            merged.stepsTotal += report.stepsTotal
+            merged.messagesReceived += report.messagesReceived
+            merged.expectations += report.expectations.map { result in
+                var marked = result
+                marked.device = device
+                return marked
+            }
+        }
+        return merged
+    }
+}
