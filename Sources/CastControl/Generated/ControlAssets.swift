@@ -86,10 +86,18 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       }
     },
     "/api/v1/journal": {
@@ -101,6 +109,9 @@ enum ControlAssets {
         "summary": "Messages of both directions",
         "description": "Every message in both directions, oldest first, from the bounded journal (`--journal-limit`). The query parameters are all optional and combine with AND; `limit` keeps the newest that match.",
         "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          },
           {
             "$ref": "#/components/parameters/JournalNamespace"
           },
@@ -149,6 +160,9 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -174,10 +188,18 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       }
     },
     "/api/v1/journal/unhandled": {
@@ -189,6 +211,9 @@ enum ControlAssets {
         "summary": "Messages no handler took",
         "description": "The same as `GET /api/v1/journal?unhandled=true`: only the messages no handler took, each with why.",
         "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          },
           {
             "$ref": "#/components/parameters/JournalNamespace"
           },
@@ -233,6 +258,9 @@ enum ControlAssets {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
@@ -279,6 +307,9 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           },
@@ -288,7 +319,12 @@ enum ControlAssets {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       }
     },
     "/api/v1/act": {
@@ -345,7 +381,12 @@ enum ControlAssets {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       }
     },
     "/api/v1/clock": {
@@ -376,10 +417,18 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       }
     },
     "/api/v1/clock/advance": {
@@ -421,6 +470,9 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           },
@@ -433,7 +485,12 @@ enum ControlAssets {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       }
     },
     "/api/v1/scenario": {
@@ -464,10 +521,18 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       },
       "put": {
         "operationId": "putScenario",
@@ -517,6 +582,9 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           },
@@ -529,7 +597,12 @@ enum ControlAssets {
           "422": {
             "$ref": "#/components/responses/UnprocessableEntity"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       }
     },
     "/api/v1/reset": {
@@ -560,10 +633,18 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       }
     },
     "/api/v1/report": {
@@ -575,6 +656,9 @@ enum ControlAssets {
         "summary": "The scenario report",
         "description": "The scenario report as things stand (what is still pending counts as failed, except a `never` that nothing broke): JSON as `--report` writes it, or with `format=junit` JUnit XML, one test case per expectation.",
         "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          },
           {
             "name": "format",
             "in": "query",
@@ -616,6 +700,9 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
@@ -631,6 +718,9 @@ enum ControlAssets {
         "summary": "Live event stream (Server-Sent Events)",
         "description": "Server-Sent Events; each event has an `event:` name and JSON `data:`. `hello` comes first, on connect, with the simulation time then (`{\"time\": 12.5}`). `device`: a typed device event, `{\"time\": 3.2, \"kind\": \"playerStateChanged\", \"text\": \"...\", ...fields}`, kinds as the core names them (connectionOpened, connectionClosed, senderConnected, senderDisconnected, appLaunched, appStopped, mediaSessionStarted, mediaSessionEnded, itemChanged, playerStateChanged, volumeChanged, streamVolumeChanged, playbackRateChanged, activeTracksChanged, textTrackStyleChanged, standbyChanged, advertisementChanged, faultApplied, messageUnhandled). `message`: a journal entry (as in `GET /api/v1/journal`). `clock`: the clock after a manual advance. `reset`: after a reset or a scenario load. `upstream` (relay mode, `castsim relay`): a sender connection's link to the upstream device came up or ended, `{\"connection\": 1, \"connected\": false, \"reason\": \"upstream 10.0.0.5:8009 refused the connection\"}` (`reason` null when it came up). A comment line (`: keep-alive`) every 15 s. The stream does not end by itself. A client too slow to keep up loses the oldest events (the stream never holds the device back).",
         "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          },
           {
             "name": "types",
             "in": "query",
@@ -671,6 +761,9 @@ enum ControlAssets {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
@@ -874,10 +967,18 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       },
       "post": {
         "operationId": "startRecording",
@@ -916,6 +1017,9 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "405": {
             "$ref": "#/components/responses/MethodNotAllowed"
           },
@@ -931,7 +1035,12 @@ enum ControlAssets {
           "422": {
             "$ref": "#/components/responses/UnprocessableEntity"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
       },
       "delete": {
         "operationId": "stopRecording",
@@ -960,11 +1069,61 @@ enum ControlAssets {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
-          "405": {
-            "$ref": "#/components/responses/MethodNotAllowed"
-          },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Device"
+          }
+        ]
+      }
+    },
+    "/api/v1/devices": {
+      "get": {
+        "operationId": "listDevices",
+        "tags": [
+          "device"
+        ],
+        "summary": "Every device this castsim runs",
+        "description": "The devices of a household in order (one for a plain run), with where senders find them. Every other endpoint acts on one of them: ?device=NAME.",
+        "responses": {
+          "200": {
+            "description": "The devices.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "devices"
+                  ],
+                  "properties": {
+                    "devices": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/DeviceEntry"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
           }
         }
       }
@@ -2582,6 +2741,74 @@ enum ControlAssets {
             "type": "string"
           }
         }
+      },
+      "DeviceEntry": {
+        "type": "object",
+        "required": [
+          "name",
+          "model",
+          "uuid",
+          "udn",
+          "cast",
+          "http",
+          "https",
+          "advertised",
+          "app",
+          "connections"
+        ],
+        "properties": {
+          "name": {
+            "type": "string",
+            "description": "Friendly name: what ?device= takes (or the UUID)."
+          },
+          "model": {
+            "type": "string"
+          },
+          "uuid": {
+            "type": "string",
+            "description": "32 hex digits, the mDNS id."
+          },
+          "udn": {
+            "type": "string",
+            "description": "The UUID with dashes, as eureka_info's ssdp_udn."
+          },
+          "cast": {
+            "type": "string",
+            "description": "HOST:PORT of its Cast TLS port."
+          },
+          "http": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "HOST:PORT of its eureka_info over HTTP, null when off."
+          },
+          "https": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "HOST:PORT of its eureka_info over HTTPS, null when off."
+          },
+          "advertised": {
+            "type": "boolean"
+          },
+          "app": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/App"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "connections": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Sender connections open."
+          }
+        }
       }
     },
     "responses": {
@@ -2796,6 +3023,16 @@ enum ControlAssets {
           "minimum": 1,
           "maximum": 10000,
           "default": 1000
+        }
+      },
+      "Device": {
+        "name": "device",
+        "in": "query",
+        "required": false,
+        "description": "In a household (castsim run --devices N, or a scenario with devices): the device this request is for, by friendly name or UUID (GET /api/v1/devices lists them). Default: the first device. A name no device has is a 404 that lists the names there are.",
+        "schema": {
+          "type": "string",
+          "minLength": 1
         }
       }
     },
