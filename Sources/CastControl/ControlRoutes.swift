@@ -27,7 +27,11 @@ struct ControlRoutes: Sendable {
     /// is a 404 that lists the names there are.
     func on(_ request: Request) throws(ControlError) -> ControlRoutes {
         guard let name = request.uri.queryParameters.get("device") else { return self }
-        guard let chosen = devices.first(where: { $0.configuration.device.identity.matches(name) }) else {
+        // A form-encoded space ("+", as a browser's address bar and URLSearchParams write it)
+        // when no name has a plus sign.
+        let chosen = devices.first { $0.configuration.device.identity.matches(name) }
+            ?? devices.first { $0.configuration.device.identity.matches(name.replacingOccurrences(of: "+", with: " ")) }
+        guard let chosen else {
             let names = devices.map { "\"\($0.configuration.device.identity.friendlyName)\"" }.joined(separator: ", ")
             throw ControlError(status: .notFound, message: "no device \"\(name)\": the devices are \(names) (by name or UUID)")
         }

@@ -22,8 +22,13 @@ public struct CastServiceDescription: Sendable, Equatable {
     public var iconPath = "/setup/icon.png"
     /// The instance label when a conflict renamed it (nil: the one derived from the model).
     public var instanceOverride: String?
-    /// The host label when a conflict renamed it.
+    /// The host label when a conflict renamed it; a group's is its leader's.
     public var hostOverride: String?
+    /// A speaker group's endpoint (castv2-groups.md §1.1), answered by its leader: instance
+    /// `Google-Cast-Group-<hex>`, the dashed UUID as `id` and `cd`, SRV to the leader's
+    /// host. It claims no host name and has no address records: the leader's own
+    /// advertisement answers for its host.
+    public private(set) var isGroup = false
 
     public init(uuid: String, friendlyName: String, modelName: String, capabilities: Int, busy: Bool = false,
                 runningApp: String = "", appIds: [String] = [], port: Int = 8009) {
@@ -40,6 +45,26 @@ public struct CastServiceDescription: Sendable, Equatable {
         bssid = String(uuid.suffix(12)).uppercased()
     }
 
+    /// The description of a speaker group `leader` hosts on `port` (never 8009: senders
+    /// tell a group by its port): `md=Google Cast Group`, the leader's `ca` with bit 5 (32)
+    /// set, and its `rm` and `bs`.
+    public static func group(uuid: String, name: String, leader: CastServiceDescription, port: Int) -> CastServiceDescription {
+        var group = CastServiceDescription(uuid: uuid, friendlyName: name, modelName: groupModelName,
+                                           capabilities: leader.capabilities | multizoneGroupBit, port: port)
+        group.isGroup = true
+        group.hostOverride = leader.hostLabel
+        group.rm = leader.rm
+        group.bssid = leader.bssid
+        let dashed = group.dashedUUID
+        group.cloudDeviceId = dashed
+        return group
+    }
+
+    /// `md` of every speaker group.
+    public static let groupModelName = "Google Cast Group"
+    /// The `ca` bit of a multizone group.
+    public static let multizoneGroupBit = 32
+
     public static let serviceType = DNSName("_googlecast._tcp.local")
     public static let servicesEnumeration = DNSName("_services._dns-sd._udp.local")
     /// RFC 6762 §10: 120 s for records tied to a host, 75 minutes for the rest.
@@ -50,6 +75,7 @@ public struct CastServiceDescription: Sendable, Equatable {
     /// (Open Screen's CalculateInstanceId): the label fits 63 bytes.
     public var instanceLabel: String {
         if let instanceOverride { return instanceOverride }
+        if isGroup { return "Google-Cast-Group-\(uuid)" }
         var model = ""
         for character in modelName.map({ $0 == " " ? "-" : $0 }) {
             // Cut at a character boundary: never half a UTF-8 sequence.
@@ -62,6 +88,11 @@ public struct CastServiceDescription: Sendable, Equatable {
     /// `<uuid with dashes>.local`: the SRV target, different from the instance name.
     public var hostLabel: String {
         if let hostOverride { return hostOverride }
+        return dashedUUID
+    }
+
+    /// The UUID with dashes (8-4-4-4-12): a device's host label, a group's `id`.
+    public var dashedUUID: String {
         let hex = Array(uuid)
         guard hex.count == 32 else { return uuid }
         var parts: [String] = []
@@ -79,7 +110,7 @@ public struct CastServiceDescription: Sendable, Equatable {
     /// The TXT strings, in the order real devices send them.
     public var txt: [String] {
         [
-            "id=\(uuid)", "cd=\(cloudDeviceId)", "rm=\(rm)", "ve=05", "md=\(modelName)", "ic=\(iconPath)",
+            "id=\(isGroup ? dashedUUID : uuid)", "cd=\(cloudDeviceId)", "rm=\(rm)", "ve=05", "md=\(modelName)", "ic=\(iconPath)",
             "fn=\(friendlyName)", "ca=\(capabilities)", "st=\(busy ? 1 : 0)", "bs=\(bssid)", "nf=\(nf)", "rs=\(runningApp)",
         ]
     }
@@ -91,7 +122,7 @@ public struct CastServiceDescription: Sendable, Equatable {
             DNSRecord(name: Self.serviceType, data: .ptr(instance), ttl: Self.otherTTL),
             DNSRecord(name: Self.servicesEnumeration, data: .ptr(Self.serviceType), ttl: Self.otherTTL),
         ]
-        for appId in appIds {
+        for appId in appIds where !isGroup {
             let subtype = DNSName(labels: ["_\(appId)", "_sub"] + Self.serviceType.labels)
             records.append(DNSRecord(name: subtype, data: .ptr(instance), ttl: Self.otherTTL))
         }
@@ -99,7 +130,7 @@ public struct CastServiceDescription: Sendable, Equatable {
                                  ttl: Self.hostTTL, cacheFlush: true))
         records.append(DNSRecord(name: instance, data: .txt(txt.map { Array($0.utf8.prefix(255)) }), ttl: Self.otherTTL,
                                  cacheFlush: true))
-        for address in addresses {
+        for address in addresses where !isGroup {
             switch address.count {
             case 4: records.append(DNSRecord(name: host, data: .a(address), ttl: Self.hostTTL, cacheFlush: true))
             case 16: records.append(DNSRecord(name: host, data: .aaaa(address), ttl: Self.hostTTL, cacheFlush: true))

@@ -52,6 +52,8 @@ struct FleetControlTests {
 
         reply = try await http.post("/api/v1/act?device=Living%20Room", #"{"volume": {"level": 0.4}}"#)
         #expect(reply.status == 200)
+        reply = try await http.get("/api/v1/state?device=Living+Room")
+        #expect(reply.json["device"]?["name"] == "Living Room")
         reply = try await http.get("/api/v1/state?device=22222222222222222222222222222222")
         #expect(reply.json["device"]?["name"] == "Living Room")
         #expect(reply.json["volume"]?["level"] == 0.4)

@@ -822,3 +822,30 @@ def test_a_malformed_recording_is_named_by_its_line(
     wait_until(lambda: attr(browser, '[data-testid="recording-banner"]', "hidden") is not None, what="the banner to go")
     click(browser, "button[data-action=launch-dmr]")
     wait_until(lambda: text(browser, "#app-name") == "Default Media Receiver", what="the live device to launch the DMR")
+
+
+def test_a_household_shows_one_device_at_a_time_and_the_picker_switches(
+    castsim_factory: Callable[..., CastsimDevice],
+    browser: WebDriver,
+) -> None:
+    household = castsim_factory(household=2, extra_args=("--devices", "2", "--name", "Room", "--manual-clock"))
+    # Room 2 at another volume, through the control API: the page for Room 2 must show it.
+    request = urllib.request.Request(household.control_url + "/api/v1/act?device=Room%202", method="POST",
+                                     data=json.dumps({"volume": {"level": 0.3}}).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        assert reply.status == 200
+    household.name = "Room"
+    open_dashboard(browser, household)
+    wait_until(lambda: attr(browser, "#device-picker", "hidden") is None, what="the device picker shown for 2 devices")
+    options = browser.execute_script("return [...document.querySelectorAll('#device-picker option')].map(o => o.value)")
+    assert options == ["Room", "Room 2"]
+    screenshot(browser, "6-household-room")
+    browser.execute_script("const p = document.querySelector('#device-picker'); p.value = 'Room 2'; p.dispatchEvent(new Event('change'));")
+    wait_until(lambda: text(browser, "#device-name") == "Room 2", what="the page for Room 2",
+               details=lambda: f"#device-name={text(browser, '#device-name')!r} url={browser.current_url}")
+    assert "device=Room+2" in browser.current_url or "device=Room%202" in browser.current_url
+    wait_until(lambda: attr(browser, "#conn-status", "data-state") == "open", what="Room 2's event stream")
+    assert browser.execute_script("return document.querySelector('#device-picker').value") == "Room 2"
+    wait_until(lambda: attr(browser, "#volume", "data-level") == "0.3", what="Room 2's volume on its page",
+               details=lambda: f"#volume={attr(browser, '#volume', 'data-level')!r}")
+    screenshot(browser, "7-household-room-2")

@@ -13,7 +13,15 @@
     return fromHash || null;
   }
   const token = readToken();
-  const apiURL = (path) => new URL("api/v1/" + path, location.href);
+  // In a household (several devices in one castsim) the page shows one device: the one
+  // its ?device= names (the device picker sets it), else the first.
+  const chosenDevice = new URLSearchParams(location.search).get("device");
+  const apiURL = (path) => {
+    const url = new URL("api/v1/" + path, location.href);
+    // %20, not URLSearchParams' "+": a query's "+" is a plus sign to the server.
+    if (chosenDevice) url.search += (url.search ? "&" : "?") + "device=" + encodeURIComponent(chosenDevice);
+    return url;
+  };
 
   class ApiError extends Error {
     constructor(message, status, issues) {
@@ -1279,7 +1287,30 @@
 
   // ---------------------------------------------------------------- start
 
+  /** The device picker: shown when castsim runs more than one device; picking one reloads the page for it. */
+  async function setupDevicePicker() {
+    let devices;
+    try { devices = (await api("GET", "devices")).devices || []; } catch (_) { return; }
+    if (devices.length < 2) return;
+    const picker = $("device-picker");
+    for (const device of devices) {
+      const option = document.createElement("option");
+      option.value = device.name;
+      option.textContent = `${device.name} (${device.cast})`;
+      picker.appendChild(option);
+    }
+    const current = devices.find((d) => d.name === chosenDevice || d.uuid === chosenDevice || d.udn === chosenDevice) || devices[0];
+    picker.value = current.name;
+    picker.hidden = false;
+    picker.addEventListener("change", () => {
+      const query = new URLSearchParams(location.search);
+      query.set("device", picker.value);
+      location.search = query.toString();
+    });
+  }
+
   function start() {
+    setupDevicePicker();
     setupLog();
     setupControls();
     loadState();

@@ -3064,6 +3064,7 @@ enum ControlAssets {
 <header class="topbar">
   <div class="brand" aria-label="castsim dashboard">cast<b>sim</b></div>
   <div class="device-id" id="device-info" data-testid="device-info">
+    <select id="device-picker" class="device-picker" data-testid="device-picker" aria-label="Device of this castsim" hidden></select>
     <span id="device-name" class="device-name">—</span>
     <span id="device-model" class="muted"></span>
     <span id="device-advertised" class="chip" title="mDNS advertisement">—</span>
@@ -3277,7 +3278,15 @@ enum ControlAssets {
     return fromHash || null;
   }
   const token = readToken();
-  const apiURL = (path) => new URL("api/v1/" + path, location.href);
+  // In a household (several devices in one castsim) the page shows one device: the one
+  // its ?device= names (the device picker sets it), else the first.
+  const chosenDevice = new URLSearchParams(location.search).get("device");
+  const apiURL = (path) => {
+    const url = new URL("api/v1/" + path, location.href);
+    // %20, not URLSearchParams' "+": a query's "+" is a plus sign to the server.
+    if (chosenDevice) url.search += (url.search ? "&" : "?") + "device=" + encodeURIComponent(chosenDevice);
+    return url;
+  };
 
   class ApiError extends Error {
     constructor(message, status, issues) {
@@ -4543,7 +4552,30 @@ enum ControlAssets {
 
   // ---------------------------------------------------------------- start
 
+  /** The device picker: shown when castsim runs more than one device; picking one reloads the page for it. */
+  async function setupDevicePicker() {
+    let devices;
+    try { devices = (await api("GET", "devices")).devices || []; } catch (_) { return; }
+    if (devices.length < 2) return;
+    const picker = $("device-picker");
+    for (const device of devices) {
+      const option = document.createElement("option");
+      option.value = device.name;
+      option.textContent = `${device.name} (${device.cast})`;
+      picker.appendChild(option);
+    }
+    const current = devices.find((d) => d.name === chosenDevice || d.uuid === chosenDevice || d.udn === chosenDevice) || devices[0];
+    picker.value = current.name;
+    picker.hidden = false;
+    picker.addEventListener("change", () => {
+      const query = new URLSearchParams(location.search);
+      query.set("device", picker.value);
+      location.search = query.toString();
+    });
+  }
+
   function start() {
+    setupDevicePicker();
     setupLog();
     setupControls();
     loadState();
@@ -5030,6 +5062,8 @@ h3 { font-size: 12px; margin: 10px 0 6px; color: var(--muted); font-weight: 600;
 .brand { font-size: 17px; letter-spacing: .02em; color: var(--muted); }
 .brand b { color: var(--text); }
 .device-id { display: flex; align-items: baseline; gap: 10px; min-width: 0; }
+.device-picker { font: inherit; max-width: 18em; }
+.device-picker[hidden] { display: none; }
 .device-name { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .topbar-right { margin-left: auto; display: flex; align-items: center; gap: 14px; }
 .clock { display: flex; align-items: center; gap: 8px; }

@@ -233,11 +233,13 @@ public struct MDNSResponder: Sendable {
         return false
     }
 
-    /// The names this device claims: its instance and its host.
-    private var uniqueNames: Set<DNSName> { [description.instanceName, description.hostName] }
+    /// The names this device claims: its instance and its host (a group: its instance;
+    /// the host is its leader's).
+    private var uniqueNames: Set<DNSName> { Set(claimedNames) }
+    private var claimedNames: [DNSName] { description.isGroup ? [description.instanceName] : [description.instanceName, description.hostName] }
 
     private func probe() -> Packet {
-        let questions = [description.instanceName, description.hostName].map {
+        let questions = claimedNames.map {
             DNSQuestion(name: $0, type: .any, unicastResponse: true)
         }
         let message = DNSMessage(questions: questions, authorities: records.filter { uniqueNames.contains($0.name) })
@@ -297,8 +299,13 @@ public struct MDNSResponder: Sendable {
         let old = description.instanceLabel
         conflicts += 1
         let number = conflicts + 1
-        description.instanceOverride = "\(baseInstance) (\(number))"
-        description.hostOverride = "\(baseHost)-\(number)"
+        if description.isGroup {
+            // As real groups are renamed: `Google-Cast-Group-<hex>-1`; the host stays the leader's.
+            description.instanceOverride = "\(baseInstance)-\(number - 1)"
+        } else {
+            description.instanceOverride = "\(baseInstance) (\(number))"
+            description.hostOverride = "\(baseHost)-\(number)"
+        }
         records = description.records(addresses: addresses)
         delayed = nil
         // Fifteen conflicts in a row: back off 5 s between tries (RFC 6762 §8.1).
