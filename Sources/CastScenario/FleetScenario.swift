@@ -14,6 +14,8 @@ public struct FleetScenario: Sendable {
     public var name: String
     /// One scenario per device, in the file's order.
     public var devices: [Scenario]
+    /// The speaker groups of the household at its start (`groups`).
+    public var groups: [GroupDeclaration] = []
 
     /// The sections a household's item may name its device in.
     static let itemSections = ["timeline", "rules", "expectations"]
@@ -83,6 +85,7 @@ public struct FleetScenario: Sendable {
         for (deviceIndex, device) in devices.enumerated() {
             var part = top
             part["devices"] = nil
+            part["groups"] = nil
             // A device named but given no UUID gets one of its own, from its name.
             part["device"] = device["uuid"] == nil && device.objectValue != nil
                 ? device.replacing("uuid", with: .string(DeviceIdentity.derivedUUID(for: names[deviceIndex]))) : device
@@ -119,8 +122,68 @@ public struct FleetScenario: Sendable {
             }
             uuids[uuid] = index
         }
+        let groups = Self.groups(top["groups"], devices: names, scenarios: scenarios, issues: &issues)
         guard issues.isEmpty else { throw ScenarioValidationError(file: file, issues: issues) }
-        return FleetScenario(name: first.name, devices: scenarios)
+        return FleetScenario(name: first.name, devices: scenarios, groups: groups)
+    }
+
+    /// The `groups` section, checked against the devices; and every household step's
+    /// group, which must be declared or created by an earlier step.
+    private static func groups(_ json: JSONValue?, devices names: [String], scenarios: [Scenario],
+                               issues: inout [ScenarioIssue]) -> [GroupDeclaration] {
+        let reader = ScenarioReader()
+        let parser = ScenarioParser(reader: reader)
+        var groups: [GroupDeclaration] = []
+        if let json {
+            let section = JSONReader(json, at: JSONPath.root.appending("groups"))
+            groups = parser.elements(section) { parser.group($0) }
+        }
+        issues += reader.issues
+        var known = Set<String>()
+        var check: [(GroupDeclaration, String)] = groups.enumerated().map { ($1, "groups[\($0)]") }
+        // Steps create groups too; their members and leader are checked the same way.
+        for scenario in scenarios {
+            for step in scenario.timeline {
+                if case .household(.createGroup(var declared)) = step.action {
+                    declared.leader = scenario.device.identity.friendlyName
+                    check.append((declared, step.path + ".createGroup"))
+                }
+            }
+        }
+        var ports: [Int: String] = [:]
+        var uuids: [String: String] = [:]
+        for (group, path) in check {
+            let repeated = known.contains(group.name)
+            if repeated { issues.append(ScenarioIssue(path: path + ".name", message: "\"\(group.name)\" names another group too")) }
+            known.insert(group.name)
+            for member in group.members where !names.contains(member) {
+                issues.append(ScenarioIssue(path: path + ".members", message: "\(JSONValue.string(member).jsonText()) is no device; expected some of \(quoted(names))"))
+            }
+            if !group.members.contains(group.leader) {
+                issues.append(ScenarioIssue(path: path + ".leader", message: "\(JSONValue.string(group.leader).jsonText()) is not among its members \(quoted(group.members))"))
+            }
+            if let other = ports[group.port] {
+                issues.append(ScenarioIssue(path: path + ".port", message: "\(group.port) is \(other)'s port too; each group listens on its own"))
+            }
+            ports[group.port] = group.name
+            if let other = uuids[group.uuid], !repeated {
+                issues.append(ScenarioIssue(path: path + ".uuid", message: "group \(other) has this UUID too"))
+            }
+            uuids[group.uuid] = group.name
+        }
+        for scenario in scenarios {
+            for step in scenario.timeline {
+                switch step.action {
+                case .household(.leadGroup(let name, _)), .household(.deleteGroup(let name)):
+                    if !known.contains(name) {
+                        issues.append(ScenarioIssue(path: step.path, message: "no group \(JSONValue.string(name).jsonText()); the groups are \(quoted(known.sorted()))"))
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        return groups
     }
 
     /// A path in one device's part (`timeline[0].emit`, `device.uuid`) as the same place in the file.

@@ -51,6 +51,8 @@ public struct TimelineStep: Sendable, Equatable {
         case delayReplies(by: Double, seconds: Double, ConnectionSelector?)
         case sendFrame(ConnectionSelector, RawFrame)
         case advance(seconds: Double)
+        /// Something for the household the device is in (a scenario with `devices`).
+        case household(HouseholdStep)
     }
 
     public var trigger: Trigger

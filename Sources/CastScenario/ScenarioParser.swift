@@ -45,7 +45,7 @@ extension Scenario {
 /// them, and a test checks that the JSON Schema lists the same.
 package enum ScenarioKeys {
     package static let top: Set<String> = [
-        "name", "description", "device", "devices", "clock", "media", "exposure", "timeline", "rules", "expectations",
+        "name", "description", "device", "devices", "groups", "clock", "media", "exposure", "timeline", "rules", "expectations",
     ]
     package static let device: Set<String> = [
         "name", "model", "manufacturer", "uuid", "capabilities", "volume", "apps", "heartbeatInterval", "idleTimeout",
@@ -77,7 +77,10 @@ package enum ScenarioKeys {
     package static let actions = [
         "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "remote", "closeConnection",
         "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "emp", "deviceAuth", "withdraw", "restore",
+        "offline", "online", "leadGroup", "createGroup", "deleteGroup",
     ]
+    package static let group: Set<String> = ["name", "uuid", "members", "leader", "port"]
+    package static let leadGroup: Set<String> = ["group", "rename"]
     package static let step = Set(actions + ["at", "after", "name", "device"])
     package static let after: Set<String> = ["event", "delay", "occurrence"]
     package static let emit: Set<String> = ["namespace", "from", "to", "sender", "payload"]
@@ -106,8 +109,10 @@ struct ScenarioParser {
     func scenario(_ root: JSONReader) -> Scenario? {
         guard reader.members(root, allowed: ScenarioKeys.top) != nil else { return nil }
         // A household's file comes here one device at a time (``FleetScenario``), never whole.
-        if let devices = root["devices"] {
-            reader.fail(devices, "a scenario with several devices runs as a household (castsim run --scenario), not in one device")
+        for key in ["devices", "groups"] {
+            if let member = root[key] {
+                reader.fail(member, "a scenario with several devices runs as a household (castsim run --scenario), not in one device")
+            }
         }
         for section in FleetScenario.itemSections {
             for item in (try? root[section]?.array()) ?? [] {
@@ -442,9 +447,52 @@ struct ScenarioParser {
             let port = reader.read(value["port"]) { try $0.int(in: 1...65535) }
             if value["host"] == nil, value["port"] == nil { reader.fail(value, "expected host and/or port (or true)") }
             return .device(.advertise(.restore(host: host, port: port)))
+        case "offline", "online":
+            guard reader.read({ try value.bool() }) == true else {
+                if value.value == .bool(false) { reader.fail(value, "expected true") }
+                return nil
+            }
+            return .household(key == "offline" ? .offline : .online)
+        case "leadGroup":
+            if let name = value.value.stringValue, !name.isEmpty { return .household(.leadGroup(name, rename: false)) }
+            guard value.value.objectValue != nil else {
+                reader.fail(value, "expected a group's name, or {\"group\": NAME, \"rename\": true}")
+                return nil
+            }
+            guard reader.members(value, allowed: ScenarioKeys.leadGroup) != nil,
+                  let group = reader.read({ try value.required("group", "the group's name").string(nonEmpty: true) }) else { return nil }
+            return .household(.leadGroup(group, rename: reader.read(value["rename"]) { try $0.bool() } ?? false))
+        case "createGroup":
+            return group(value).map { .household(.createGroup($0)) }
+        case "deleteGroup":
+            return reader.read { try value.string(nonEmpty: true) }.map { .household(.deleteGroup($0)) }
         default:
             return nil
         }
+    }
+
+    /// A group's section (`groups[N]`, a `createGroup` step): name, members by device name,
+    /// and optionally uuid, leader and port. Which names are devices the household checks.
+    func group(_ value: JSONReader) -> GroupDeclaration? {
+        guard reader.members(value, allowed: ScenarioKeys.group) != nil else { return nil }
+        let name = reader.read { try value.required("name", "the group's name").string(nonEmpty: true) }
+        var uuid: String?
+        if let member = value["uuid"], let text = reader.read({ try member.string() }) {
+            uuid = DeviceIdentity.normalizeUUID(text)
+            if uuid == nil { reader.fail(member, "expected 32 hex digits, with or without dashes, got \(JSONReader.describe(member.value))") }
+        }
+        var members: [String]?
+        if let list = reader.read({ try value.required("members", "the names of its devices").array() }) {
+            members = list.compactMap { element in reader.read { try element.string(nonEmpty: true) } }
+            if list.isEmpty, let member = value["members"] { reader.fail(member, "expected at least one device") }
+        }
+        let leader = reader.read(value["leader"]) { try $0.string(nonEmpty: true) }
+        let port = reader.read(value["port"]) { try $0.int(in: GroupDeclaration.ports) }
+        if let port, GroupDeclaration.devicePorts.contains(port), let member = value["port"] {
+            reader.fail(member, "\(port) is a device's own port; a group listens elsewhere (senders take any port but 8009 for a group)")
+        }
+        guard let name, let members, !members.isEmpty else { return nil }
+        return GroupDeclaration(name: name, uuid: uuid, members: members, leader: leader, port: port)
     }
 
     // MARK: rules and expectations

@@ -23,6 +23,11 @@ package enum ScenarioSchema {
       "items": {"$ref": "#/$defs/device"},
       "description": "A household: several devices, each with a name of its own; every timeline step, rule and expectation then names its device. Excludes \"device\"."
     },
+    "groups": {
+      "type": "array",
+      "items": {"$ref": "#/$defs/group"},
+      "description": "A household's speaker groups at the start (needs devices)."
+    },
     "clock": {"$ref": "#/$defs/clock"},
     "media": {
       "type": "object",
@@ -35,6 +40,19 @@ package enum ScenarioSchema {
     "expectations": {"type": "array", "items": {"$ref": "#/$defs/expectation"}}
   },
   "$defs": {
+    "group": {
+      "type": "object",
+      "required": ["name", "members"],
+      "additionalProperties": false,
+      "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "uuid": {"type": "string", "description": "32 hex digits, dashes optional; default: derived from the name."},
+        "members": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}, "description": "Device names."},
+        "leader": {"type": "string", "minLength": 1, "description": "The member hosting the group's endpoint; default: the first."},
+        "port": {"type": "integer", "minimum": 1024, "maximum": 65535, "not": {"enum": [8008, 8009, 8443]},
+                 "description": "The group's Cast port; default: one in 32000-32999 derived from its UUID."}
+      }
+    },
     "duration": {
       "type": "string",
       "pattern": "^([0-9]+(\\.[0-9]+)?h)?([0-9]+(\\.[0-9]+)?m)?([0-9]+(\\.[0-9]+)?s)?([0-9]+(\\.[0-9]+)?ms)?$",
@@ -334,7 +352,9 @@ package enum ScenarioSchema {
         {"required": ["stopApp"]}, {"required": ["launchApp"]}, {"required": ["standby"]}, {"required": ["remote"]},
         {"required": ["closeConnection"]}, {"required": ["stopHeartbeats"]}, {"required": ["unresponsive"]},
         {"required": ["delayReplies"]}, {"required": ["sendFrame"]}, {"required": ["advance"]}, {"required": ["emp"]},
-        {"required": ["deviceAuth"]}, {"required": ["withdraw"]}, {"required": ["restore"]}
+        {"required": ["deviceAuth"]}, {"required": ["withdraw"]}, {"required": ["restore"]},
+        {"required": ["offline"]}, {"required": ["online"]}, {"required": ["leadGroup"]}, {"required": ["createGroup"]},
+        {"required": ["deleteGroup"]}
       ],
       "properties": {
         "name": {"type": "string"},
@@ -417,7 +437,19 @@ package enum ScenarioSchema {
               "properties": {"host": {"type": "string", "minLength": 1}, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}
             }
           ]
-        }
+        },
+        "offline": {"const": true, "description": "A household's device drops out: its connections close, it leaves discovery and its groups."},
+        "online": {"const": true, "description": "It is back, in discovery and in its groups."},
+        "leadGroup": {
+          "description": "The step's device becomes the group's leader: the group's endpoint moves to its address, same port; rename: announced as Google-Cast-Group-<hex>-1.",
+          "oneOf": [
+            {"type": "string", "minLength": 1},
+            {"type": "object", "required": ["group"], "additionalProperties": false,
+             "properties": {"group": {"type": "string", "minLength": 1}, "rename": {"type": "boolean"}}}
+          ]
+        },
+        "createGroup": {"$ref": "#/$defs/group", "description": "A group is created, led by the step's device."},
+        "deleteGroup": {"type": "string", "minLength": 1, "description": "A group is deleted: its endpoint closes, its members return to idle."}
       }
     },
     "deviceAuthMode": {

@@ -12,6 +12,8 @@ package enum ScenarioOutput: Sendable, Equatable {
     case sendRawFrame(ConnectionID, RawFrame)
     /// A manual clock was moved forward by the scenario (`advance` step).
     case clockAdvanced(to: SimTime)
+    /// A step for the household the device is in: the runtime that holds the household does it.
+    case household(HouseholdStep)
 }
 
 /// A simulated device playing out a scenario: timeline steps, rules on incoming
@@ -400,6 +402,8 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             let target = now + seconds
             extendedTarget = max(extendedTarget ?? target, target)
             pending.append(.clockAdvanced(to: target))
+        case .household(let step):
+            pending.append(.household(step))
         }
     }
 

@@ -31,7 +31,8 @@ public final class CastSimulator: Sendable {
     private let group: MultiThreadedEventLoopGroup
     /// False in a fleet: the fleet's devices share its group, and it shuts it down.
     private let ownsGroup: Bool
-    private let runner: NIOLoopBound<DeviceRunner>
+    /// The device and its connections (a household's runtime reaches it on its loop).
+    let runner: NIOLoopBound<DeviceRunner>
     /// Every listener, the Cast port's moved ones (a `restore` elsewhere) included.
     private let listeners: NIOLockedValueBox<[any Channel]>
     /// eureka_info on the HTTP and HTTPS ports.
@@ -241,6 +242,30 @@ public final class CastSimulator: Sendable {
                                                               tlsCertificateDER: presented.credentials.tls.der))
                 }
             }
+    }
+
+    /// The Cast port moves to `host`, on the same port: every connection is closed (a
+    /// sender must look the device up again), the old address refuses connections. A
+    /// speaker group's endpoint does this when its leader moves (castv2-groups.md §1.4).
+    package func moveCastPort(to host: String) async throws -> SocketAddress {
+        let runner = self.runner
+        let port = castAddress.port ?? configuration.castPort
+        let old = listeners.withLockedValue { listeners in
+            defer { listeners.removeAll() }
+            return listeners
+        }
+        for listener in old { try? await listener.close() }
+        try await runner.eventLoop.submit { runner.value.closeEveryConnection(because: "the device moved to \(host)") }.get()
+        let channel: any Channel
+        do {
+            channel = try await Self.castBootstrap(group: group, runner: runner, tls: tls, configuration: configuration)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: host, port: port).get()
+        } catch {
+            throw ListenError(listener: .cast, host: host, port: port, error: error)
+        }
+        listeners.withLockedValue { $0.append(channel) }
+        return channel.localAddress!
     }
 
     /// Closes every connection and listener and releases the ports.

@@ -41,6 +41,9 @@ package final class DeviceRunner {
     /// Hears every typed event of the device after the runner has carried it out (the
     /// advertiser follows apps and advertisement changes this way).
     var eventListeners: [(DeviceEvent) -> Void] = []
+    /// Who carries out the device's household steps (offline, leadGroup ...): the
+    /// household's runtime; nil for a device in none.
+    var householdSteps: ((HouseholdStep) -> Void)?
     /// The control API's subscribers: every event, journal entry, clock move and reset.
     private var subscribers: [Int: (SimulatorNews) -> Void] = [:]
     private var lastSubscriberId = 0
@@ -226,6 +229,19 @@ package final class DeviceRunner {
         advanceToNow()
     }
 
+    /// Closes every sender connection from the device's side (it moves, or goes offline);
+    /// the device hears of each close as usual.
+    func closeEveryConnection(because reason: String) {
+        loop.preconditionInEventLoop()
+        guard !connections.isEmpty else { return }
+        logger.notice("closing \(connections.count) connection\(connections.count == 1 ? "" : "s"): \(reason)")
+        for (id, sink) in connections.sorted(by: { $0.key < $1.key }) {
+            if closing[id] == nil { closing[id] = .device }
+            sink.flush()
+            sink.channel.drop()
+        }
+    }
+
     /// Lets the device catch up with the clock and tells subscribers what came of it, so
     /// that news stamped `now` comes after everything that happened before now.
     private func catchUpBeforeNews() {
@@ -378,6 +394,12 @@ package final class DeviceRunner {
                 enqueue(Self.bytes(of: frame), on: sink)
             case .clockAdvanced(let time):
                 clock.jump(to: time)
+            case .household(let step):
+                if let householdSteps {
+                    householdSteps(step)
+                } else {
+                    logger.warning("\(step) is for a household (a scenario with devices and groups); this device is in none")
+                }
             }
         }
         if !subscribers.isEmpty { publishMessages() }

@@ -111,3 +111,57 @@ struct FleetScenarioTests {
         #expect(FleetScenario.report("h", [("Kitchen", passed)]) == passed)
     }
 }
+
+@Suite("Household scenarios: speaker groups and household steps")
+struct HouseholdGroupScenarioTests {
+    static let devices = #""devices": [{"name": "Kitchen", "capabilities": {"video": false}}, {"name": "Bedroom", "capabilities": {"video": false}}, {"name": "TV"}]"#
+
+    @Test("groups: members by name, the leader (first unless named), a stable port in the 32000s and a UUID from the name unless given")
+    func groups() throws {
+        let household = try FleetScenario.parse(Data(#"""
+            {"name": "h", \#(Self.devices),
+             "groups": [{"name": "Upstairs", "members": ["Kitchen", "Bedroom"]},
+                        {"name": "All", "members": ["Kitchen", "Bedroom", "TV"], "leader": "TV", "port": 42008, "uuid": "6f1c0e2a-9b3d-4c5e-8f7a-1b2c3d4e5f60"}],
+             "timeline": [{"device": "Bedroom", "at": "5s", "leadGroup": {"group": "Upstairs", "rename": true}},
+                          {"device": "Kitchen", "at": "6s", "offline": true}, {"device": "Kitchen", "at": "7s", "online": true},
+                          {"device": "TV", "at": "8s", "createGroup": {"name": "Pair", "members": ["TV", "Kitchen"]}},
+                          {"device": "TV", "at": "9s", "deleteGroup": "Pair"}]}
+            """#.utf8))
+        #expect(household.groups.map(\.name) == ["Upstairs", "All"])
+        let upstairs = household.groups[0], all = household.groups[1]
+        #expect(upstairs.leader == "Kitchen" && upstairs.members == ["Kitchen", "Bedroom"])
+        #expect(upstairs.uuid == DeviceIdentity.derivedUUID(for: "group:Upstairs"))
+        #expect((32000..<33000).contains(upstairs.port))
+        #expect(try FleetScenario.parse(Data(#"{"name": "again", \#(Self.devices), "groups": [{"name": "Upstairs", "members": ["Kitchen"]}]}"#.utf8)).groups[0].port == upstairs.port)
+        #expect(all.leader == "TV" && all.port == 42008 && all.uuid == "6f1c0e2a9b3d4c5e8f7a1b2c3d4e5f60")
+        #expect(household.devices[1].timeline.map(\.action) == [.household(.leadGroup("Upstairs", rename: true))])
+        #expect(household.devices[0].timeline.map(\.action) == [.household(.offline), .household(.online)])
+        #expect(household.devices[2].timeline.map(\.action) == [
+            .household(.createGroup(GroupDeclaration(name: "Pair", members: ["TV", "Kitchen"]))), .household(.deleteGroup("Pair")),
+        ])
+    }
+
+    @Test("Group problems: unknown members and leaders, shared ports and names, steps naming no group, a device's own port")
+    func problems() {
+        #expect(FleetScenarioTests.issues(#"""
+            {"name": "h", \#(Self.devices),
+             "groups": [{"name": "Upstairs", "members": ["Kitchen", "Attic"], "leader": "TV", "port": 32100},
+                        {"name": "Upstairs", "members": ["TV"], "port": 32100},
+                        {"name": "Odd", "members": ["TV"], "port": 8009},
+                        {"name": "Empty", "members": []}],
+             "timeline": [{"device": "TV", "at": "1s", "leadGroup": "Downstairs"}, {"device": "TV", "at": "2s", "deleteGroup": "Nowhere"}]}
+            """#) == [
+            "groups[2].port: 8009 is a device's own port; a group listens elsewhere (senders take any port but 8009 for a group)",
+            "groups[3].members: expected at least one device",
+            #"groups[0].members: "Attic" is no device; expected some of "Kitchen", "Bedroom", "TV""#,
+            #"groups[0].leader: "TV" is not among its members "Kitchen", "Attic""#,
+            #"groups[1].name: "Upstairs" names another group too"#,
+            #"groups[1].port: 32100 is Upstairs's port too; each group listens on its own"#,
+            #"timeline[0]: no group "Downstairs"; the groups are "Odd", "Upstairs""#,
+            #"timeline[1]: no group "Nowhere"; the groups are "Odd", "Upstairs""#,
+        ])
+        // A one-device scenario has no household.
+        #expect(FleetScenarioTests.issues(#"{"name": "x", "groups": [{"name": "G", "members": ["castsim"]}]}"#)
+            == ["groups: a scenario with several devices runs as a household (castsim run --scenario), not in one device"])
+    }
+}

@@ -136,6 +136,7 @@ struct SchemaAgreementTests {
         (["$defs", "step", "properties", "delayReplies"], ScenarioKeys.delayReplies),
         (["$defs", "step", "properties", "sendFrame"], ScenarioKeys.sendFrame),
         (["$defs", "rule"], ScenarioKeys.rule), (["$defs", "expectation"], ScenarioKeys.expectation),
+        (["$defs", "group"], ScenarioKeys.group),
         (["$defs", "pattern"], ScenarioKeys.pattern),
         (["$defs", "exposure"], ScenarioKeys.exposure),
         (["$defs", "exposure", "properties", "businessUnits", "items"], ScenarioKeys.businessUnit),

@@ -109,13 +109,17 @@ struct ConnectionTests {
                 #expect(json["device_info"]?["model_name"] == "Chromecast")
                 #expect(json["device_info"]?["manufacturer"] == "Google Inc.")
                 #expect(json["device_info"]?["capabilities"]?["display_supported"] == true)
-                #expect(json["device_info"]?["capabilities"]?["multizone_supported"] == false)
+                #expect(json["device_info"]?["capabilities"]?["multizone_supported"] == true)
                 #expect(json["ssdp_udn"] == "fedcba98-7654-3210-fedc-ba9876543210")
                 #expect(json.objectValue?.keys.sorted() == ["device_info", "name", "ssdp_udn"])
             }
             let flat = try JSONValue.parse(try await httpGet(address: simulator.httpAddress!, secure: false, path: "/setup/eureka_info"))
             #expect(flat["ssdp_udn"] == "fedcba98-7654-3210-fedc-ba9876543210")
             #expect(flat["name"] == "Test TV")
+            // A device in no group: an empty multizone section, in the shape probes read.
+            let multizone = try JSONValue.parse(try await httpGet(address: simulator.httpAddress!, secure: false, path: "/setup/eureka_info?params=multizone"))
+            #expect(multizone["multizone"]?["groups"] == [])
+            #expect(multizone["multizone"]?["dynamic_groups"] == [])
         }
     }
 

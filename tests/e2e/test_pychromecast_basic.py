@@ -207,7 +207,7 @@ def test_device_info_via_eureka(castsim_factory) -> None:
     assert info.model_name == model
     assert info.uuid == device_uuid
     assert info.cast_type == "cast"
-    assert info.multizone_supported is False
+    assert info.multizone_supported is True
     assert info.manufacturer and info.manufacturer != "Unknown manufacturer"
 
     # Both endpoints individually, since get_device_info hides an https
@@ -228,7 +228,7 @@ def test_device_info_via_eureka(castsim_factory) -> None:
         assert device_info.get("manufacturer"), where
         capabilities = device_info.get("capabilities") or {}
         assert capabilities.get("display_supported") is True, where
-        assert capabilities.get("multizone_supported") is False, where
+        assert capabilities.get("multizone_supported") is True, where
 
 
 def test_media_playback_controls(sender: Sender) -> None:

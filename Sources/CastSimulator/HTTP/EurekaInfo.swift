@@ -6,6 +6,8 @@ import Foundation
 /// model, UUID and name when they connect by IP.
 struct EurekaInfo {
     let identity: DeviceIdentity
+    /// The speaker groups it belongs to now.
+    var groups: [EurekaGroup] = []
     let buildVersion = "1.56.500000"
 
     /// The sections this device can describe, by `params` name.
@@ -25,12 +27,14 @@ struct EurekaInfo {
                 "capabilities": [
                     "display_supported": .bool(identity.supportsVideo),
                     "audio_hdr_supported": false,
-                    "multizone_supported": false,
+                    // It answers the multizone namespace, and pychromecast's HostBrowser
+                    // reads `params=multizone` of devices that say so.
+                    "multizone_supported": true,
                     "stats_supported": false,
                 ],
             ],
             "build_info": ["build_type": 2, "cast_build_revision": .string(buildVersion), "system_build_number": "castsim"],
-            "multizone": ["groups": [], "dynamic_groups": []],
+            "multizone": EurekaGroup.section(groups),
             "setup": ["setup_state": 60, "ssid_suffix": "", "stats_opt_in": false],
             "net": ["ethernet_connected": true, "online": true, "ip_address": ""],
         ]

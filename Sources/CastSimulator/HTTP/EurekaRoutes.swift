@@ -8,12 +8,16 @@ import NIOCore
 enum EurekaRoutes {
     static let path = "/setup/eureka_info"
 
-    static func router(identity: DeviceIdentity) -> Router<BasicRequestContext> {
-        let eureka = EurekaInfo(identity: identity)
+    /// `groups`: the speaker groups the device belongs to as things stand (a household's
+    /// change as leaders move), asked for on each request.
+    static func router(identity: DeviceIdentity, groups: @escaping @Sendable () async -> [EurekaGroup] = { [] })
+        -> Router<BasicRequestContext>
+    {
         let router = Router()
         router.add(middleware: EurekaErrors())
         router.get(RouterPath(path)) { request, _ in
-            json(eureka.json(params: request.uri.queryParameters.get("params")).jsonText(), status: .ok)
+            let eureka = EurekaInfo(identity: identity, groups: await groups())
+            return json(eureka.json(params: request.uri.queryParameters.get("params")).jsonText(), status: .ok)
         }
         return router
     }
