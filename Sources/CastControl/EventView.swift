@@ -64,6 +64,8 @@ enum EventView {
             return ["kind": "faultApplied", "fault": self.fault(fault)]
         case .messageUnhandled(let id, let namespace, let reason):
             return ["kind": "messageUnhandled", "connection": connection(id), "namespace": .string(namespace), "reason": .string(reason)]
+        case .multizone(let event):
+            return ["kind": "multizone", "multizone": event.json]
         }
     }
 

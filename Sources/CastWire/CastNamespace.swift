@@ -14,6 +14,9 @@ public enum CastNamespace {
     public static let cac = "urn:x-cast:com.google.cast.cac"
     public static let sse = "urn:x-cast:com.google.cast.sse"
     public static let remoteControl = "urn:x-cast:com.google.cast.remotecontrol"
+    /// Speaker groups on `receiver-0` of every device and group endpoint: MULTIZONE_STATUS,
+    /// DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED, SET_DEVICE_VOLUME (castv2-groups.md §4).
+    public static let multizone = "urn:x-cast:com.google.cast.multizone"
     /// The EMP (Red Bee / Ericsson Exposure) receiver's own channel: `{"type", "data"}` JSON.
     public static let emp = "urn:x-cast:com.ericsson.cast.receiver"
 

@@ -10,7 +10,9 @@ struct OperatorInputTests {
     func remoteReceiverChanges() throws {
         var media = TestMediaSender()
         var sent = media.device.apply(.setDeviceVolume(level: 0.3, muted: nil))
-        #expect(sent.count == 1 && sent[0].requestId == 0 && sent[0].json["status"]?["volume"]?["level"] == 0.3)
+        #expect(sent.count == 2 && sent[0].requestId == 0 && sent[0].json["status"]?["volume"]?["level"] == 0.3)
+        // Then, on the multizone namespace, the device about itself.
+        #expect(sent[1].type == "DEVICE_UPDATED" && sent[1].json["device"]?["volume"]?["level"] == 0.3)
         sent = media.device.apply(.setStandby(true))
         #expect(sent[0].json["status"]?["isStandBy"] == true && sent[0].json["status"]?["isActiveInput"] == false)
         sent = media.device.apply(.stopApp)

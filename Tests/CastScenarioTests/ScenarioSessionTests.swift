@@ -88,8 +88,9 @@ struct ScenarioSessionTests {
         mark = harness.outputs.count
         harness.send(connection, CastNamespace.receiver, ["type": "SET_VOLUME", "volume": ["level": 0.95], "requestId": 4])
         let both = harness.sent(since: mark)
-        #expect(both.map { $0.json["type"] } == ["RECEIVER_STATUS", "CUSTOM_NOTE"])
-        #expect(both[1].json == ["type": "CUSTOM_NOTE", "note": "loud", "requestId": 4])
+        // The device's answer (with DEVICE_UPDATED about itself on the multizone namespace), then the rule's.
+        #expect(both.map { $0.json["type"] } == ["RECEIVER_STATUS", "DEVICE_UPDATED", "CUSTOM_NOTE"])
+        #expect(both[2].json == ["type": "CUSTOM_NOTE", "note": "loud", "requestId": 4])
 
         mark = harness.outputs.count
         harness.send(connection, to: transport, CastNamespace.media, ["type": "PAUSE", "requestId": 5])

@@ -163,11 +163,16 @@ package struct AppRegistry: Sendable {
         registry.register(CustomApp.self)
         registry.register(BackdropApp.self)
         registry.register(EMPApp.self)
+        // Launched by a group's session only (MultizoneInput), never named by a file.
+        registry.register(MultizoneLeaderApp.self, inScenarios: false)
+        registry.register(MultizoneFollowerApp.self, inScenarios: false)
         return registry
     }()
 
-    package mutating func register<App: CastApp>(_: App.Type) {
-        if factories[App.behaviour] == nil { behaviours.append(App.behaviour) }
+    /// Registers an app. One the platform alone launches (`inScenarios` false) runs like
+    /// any other but is left out of ``behaviours``, so scenario files cannot name it.
+    package mutating func register<App: CastApp>(_: App.Type, inScenarios: Bool = true) {
+        if factories[App.behaviour] == nil, inScenarios { behaviours.append(App.behaviour) }
         factories[App.behaviour] = { App(launch: $0) }
     }
 

@@ -34,6 +34,8 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     public var idleScreenAppId: String? = CastAppDefinition.backdrop.appId
     /// How device-auth challenges are answered at start.
     public var deviceAuth: DeviceAuthMode = .devRoot
+    /// A device's own endpoint, or a speaker group's (``MultizoneRole``).
+    public var multizone: MultizoneRole = .device
 
     public init(identity: DeviceIdentity) {
         self.identity = identity

@@ -47,6 +47,9 @@ public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
         case faultApplied(Fault)
         /// No handler took a sender's message: it was dropped, or accepted unanswered.
         case messageUnhandled(ConnectionID, namespace: String, reason: String)
+        /// Speaker groups: a member's volume asked for on a group endpoint, a member list
+        /// changed, a member following its group's session or leaving it.
+        case multizone(MultizoneEvent)
     }
 
     public var description: String { "\(time) \(kind)" }
@@ -76,6 +79,7 @@ extension DeviceEvent.Kind: CustomStringConvertible {
         case .advertisementChanged(let change): "advertisement \(change)"
         case .faultApplied(let fault): "faultApplied \(fault)"
         case .messageUnhandled(let id, let namespace, let reason): "messageUnhandled \(namespace) on \(id): \(reason)"
+        case .multizone(let event): "multizone \(event)"
         }
     }
 }

@@ -8,10 +8,15 @@ public struct DeviceIdentity: Sendable, Equatable, Codable {
     /// A video device shows the Backdrop idle screen and reports `isActiveInput`/`isStandBy`.
     public var supportsVideo: Bool
     public var supportsAudio: Bool
+    /// The `ca` bits when they are not what `supportsVideo`/`supportsAudio` make them: a
+    /// speaker group's endpoint is audio-only but advertises its leader's bits plus bit 5
+    /// (castv2-groups.md §1.1). nil: derived, as on every plain device.
+    public var advertisedCapabilities: Int?
 
     public init(
         uuid: String, friendlyName: String = "castsim", modelName: String = "Chromecast",
-        manufacturer: String = "Google Inc.", supportsVideo: Bool = true, supportsAudio: Bool = true
+        manufacturer: String = "Google Inc.", supportsVideo: Bool = true, supportsAudio: Bool = true,
+        advertisedCapabilities: Int? = nil
     ) throws(IdentityError) {
         guard let normalized = Self.normalizeUUID(uuid) else { throw .invalidUUID(uuid) }
         self.uuid = normalized
@@ -20,10 +25,11 @@ public struct DeviceIdentity: Sendable, Equatable, Codable {
         self.manufacturer = manufacturer
         self.supportsVideo = supportsVideo
         self.supportsAudio = supportsAudio
+        self.advertisedCapabilities = advertisedCapabilities
     }
 
     private enum CodingKeys: String, CodingKey {
-        case uuid, friendlyName, modelName, manufacturer, supportsVideo, supportsAudio
+        case uuid, friendlyName, modelName, manufacturer, supportsVideo, supportsAudio, advertisedCapabilities
     }
 
     /// Decoded through the checking initializer: a bad UUID is refused, not stored.
@@ -36,7 +42,8 @@ public struct DeviceIdentity: Sendable, Equatable, Codable {
                 modelName: try container.decode(String.self, forKey: .modelName),
                 manufacturer: try container.decode(String.self, forKey: .manufacturer),
                 supportsVideo: try container.decode(Bool.self, forKey: .supportsVideo),
-                supportsAudio: try container.decode(Bool.self, forKey: .supportsAudio))
+                supportsAudio: try container.decode(Bool.self, forKey: .supportsAudio),
+                advertisedCapabilities: try container.decodeIfPresent(Int.self, forKey: .advertisedCapabilities))
         } catch let error as IdentityError {
             throw DecodingError.dataCorruptedError(forKey: .uuid, in: container, debugDescription: error.description)
         }
@@ -68,8 +75,9 @@ public struct DeviceIdentity: Sendable, Equatable, Codable {
         return parts.joined(separator: "-")
     }
 
-    /// The mDNS `ca` capability bits: 0 video out, 2 audio out.
-    public var capabilityBits: Int { (supportsVideo ? 1 : 0) | (supportsAudio ? 4 : 0) }
+    /// The mDNS `ca` capability bits: 0 video out, 2 audio out, 5 multizone group (a group
+    /// endpoint's ``advertisedCapabilities``).
+    public var capabilityBits: Int { advertisedCapabilities ?? ((supportsVideo ? 1 : 0) | (supportsAudio ? 4 : 0)) }
 }
 
 public enum IdentityError: Error, Equatable, Sendable, CustomStringConvertible {

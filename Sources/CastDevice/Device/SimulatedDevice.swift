@@ -37,6 +37,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     /// The TLS certificate each connection was presented, when the runtime said (it is
     /// renewed on a long-running device, so connections differ).
     var tlsCertificates: [ConnectionID: Data] = [:]
+    /// Speaker groups: a group endpoint's members, the group session a member mirrors.
+    var multizone = MultizoneState()
 
     package init(configuration: DeviceConfiguration, authority: (any DeviceAuthority)? = nil,
                  apps registry: AppRegistry = .builtIn, now: SimTime = .zero) {
@@ -51,6 +53,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         var seed: UInt64 = 0xC457_5117
         for byte in configuration.identity.uuid.utf8 { seed = (seed &* 31) &+ UInt64(byte) }
         self.ids = IdentifierGenerator(seed: seed)
+        self.multizone = MultizoneState(configuration.multizone)
         returnToIdleScreen()
     }
 
@@ -142,15 +145,18 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         }
     }
 
-    /// receive-0 takes the receiver namespace; every other endpoint is a running app's
+    /// receiver-0 takes the receiver and multizone namespaces; every other endpoint is a running app's
     /// transport id, and the app takes every namespace it declares.
     private mutating func routeToEndpoint(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
         if envelope.destinationId == CastEndpoint.platformReceiver {
-            guard envelope.namespace == CastNamespace.receiver else {
+            switch envelope.namespace {
+            case CastNamespace.receiver:
+                handleReceiverNamespace(envelope, payload: payload, on: connection)
+            case CastNamespace.multizone:
+                handleMultizoneNamespace(envelope, payload: payload, on: connection)
+            default:
                 unhandled(envelope, on: connection, .info, "dropped \(envelope.namespace) message to receiver-0: not a platform namespace")
-                return
             }
-            handleReceiverNamespace(envelope, payload: payload, on: connection)
             return
         }
         guard let running = runningApp, running.transportId == envelope.destinationId else {

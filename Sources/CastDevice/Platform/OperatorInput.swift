@@ -39,8 +39,7 @@ extension SimulatedDevice {
         self.now = max(self.now, now)
         switch input {
         case .setDeviceVolume(let level, let muted):
-            setVolume(VolumeChange(level: level, muted: muted).applied(to: volume))
-            broadcastReceiverStatus(answering: nil)
+            changeVolume(VolumeChange(level: level, muted: muted), answering: nil)
         case .buffer(let seconds):
             withRunningApp { app, context in app.apply(.buffer(seconds: seconds), context: &context) }
         case .playerError(let code):

@@ -30,8 +30,7 @@ extension SimulatedDevice {
             case .stop(let sessionId):
                 try handleStop(sessionId, requester)
             case .setVolume(let change):
-                setVolume(change.applied(to: volume))
-                broadcastReceiverStatus(answering: requester)
+                changeVolume(change, answering: requester)
             case .getAppAvailability(let appIds):
                 var availability: [String: JSONValue] = [:]
                 for appId in appIds {
@@ -88,6 +87,16 @@ extension SimulatedDevice {
             returnToIdleScreen()
         }
         broadcastReceiverStatus(answering: requester)
+    }
+
+    /// Changes the device volume as a sender or the remote asked: RECEIVER_STATUS to every
+    /// sender (with the request's id), then, when it changed, DEVICE_UPDATED about the
+    /// device on the multizone namespace (castv2-groups.md §4.3).
+    mutating func changeVolume(_ change: VolumeChange, answering requester: Requester?) {
+        let before = volume
+        setVolume(change.applied(to: volume))
+        broadcastReceiverStatus(answering: requester)
+        if volume != before { ownVolumeChanged() }
     }
 
     /// Sets the device volume, raising the event when it changes.

@@ -55,11 +55,12 @@ package enum ReceiverRequest: Sendable, Equatable {
     }
 }
 
-/// A `volume{level?, muted?}` change, shared by the receiver and media namespaces. At
-/// least one of the two is present; the level is clamped to 0...1 when applied.
-package struct VolumeChange: Sendable, Equatable {
-    package var level: Double?
-    package var muted: Bool?
+/// A `volume{level?, muted?}` change, shared by the receiver, media and multizone
+/// namespaces. At least one of the two is present; the level is clamped to 0...1 when
+/// applied. Public because a group's SET_DEVICE_VOLUME travels in a ``DeviceEvent``.
+public struct VolumeChange: Sendable, Equatable {
+    public var level: Double?
+    public var muted: Bool?
 
     /// Reads `volume` from a request body.
     package init(_ body: JSONReader) throws(JSONReadError) {
@@ -70,7 +71,7 @@ package struct VolumeChange: Sendable, Equatable {
         guard level != nil || muted != nil else { throw volume.error("needs level or muted") }
     }
 
-    package init(level: Double?, muted: Bool?) {
+    public init(level: Double?, muted: Bool?) {
         self.level = level
         self.muted = muted
     }

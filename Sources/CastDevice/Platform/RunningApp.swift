@@ -16,10 +16,11 @@ package struct RunningApp: Sendable {
 }
 
 extension SimulatedDevice {
-    /// Starts `definition` in place of whatever runs.
-    mutating func launch(_ definition: CastAppDefinition) {
+    /// Starts `definition` in place of whatever runs, with a new session id (or the one
+    /// given: a group leader's stand-in carries its group's).
+    mutating func launch(_ definition: CastAppDefinition, sessionId: String? = nil) {
         stopRunningApp()
-        let id = ids.uuidString()
+        let id = sessionId ?? ids.uuidString()
         let launch = AppLaunch(definition: definition, sessionId: id, transportId: id, configuration: configuration, now: now)
         guard let app = registry.launch(launch) else {
             log(.warning, nil, "app \(definition.appId) not launched: no app of behaviour \(definition.behaviour) is registered")
@@ -41,6 +42,7 @@ extension SimulatedDevice {
         runningApp = nil
         log(running.app.isIdleScreen ? .debug : .info, nil, "app \(running.definition.appId) (\(running.definition.displayName)) stopped")
         raise(.appStopped(running.instance))
+        memberAppStopped(running)
     }
 
     /// When nothing runs, a video device returns to its idle screen.

@@ -1,0 +1,45 @@
+import CastWire
+
+/// The payloads the multizone namespace sends (castv2-groups.md §4.1–4.2), built in one
+/// place so the status, the broadcasts and the tests agree on their shape.
+enum MultizoneMessages {
+    /// `{"requestId":N,"type":"MULTIZONE_STATUS","status":{…}}`. `playbackSession` only
+    /// while an app other than an idle screen runs on the endpoint (notes-1: present only
+    /// while something plays). `streamTransferSupported` is false: castsim has no
+    /// STORE_SESSION / RESUME_SESSION (§6).
+    static func status(requestId: Int, devices: [MultizoneMember], playing: Bool) -> JSONPayload {
+        var status: [String: JSONValue] = [
+            "devices": .array(devices.map(\.json)),
+            // A speaker group, never a stereo pair or a video group.
+            "isMultichannel": false,
+            "isVideoGroup": false,
+        ]
+        if playing {
+            status["playbackSession"] = ["appAllowsGrouping": true, "isVideoContent": false, "streamTransferSupported": false]
+        }
+        return JSONPayload(["requestId": .number(Double(requestId)), "type": "MULTIZONE_STATUS", "status": .object(status)])
+    }
+
+    /// `{"type":"CASTING_GROUPS","requestId":N,"groups":[]}`. The payload has never been
+    /// seen (§4.1, §8): the shape is a guess that pychromecast, which reads nothing of it,
+    /// accepts.
+    static func castingGroups(requestId: Int) -> JSONPayload {
+        JSONPayload(["type": "CASTING_GROUPS", "requestId": .number(Double(requestId)), "groups": []])
+    }
+
+    /// `{"type":"DEVICE_ADDED","requestId":0,"device":{…}}`, broadcast.
+    static func deviceAdded(_ member: MultizoneMember) -> JSONPayload {
+        JSONPayload(["type": "DEVICE_ADDED", "requestId": 0, "device": member.json])
+    }
+
+    /// `{"type":"DEVICE_UPDATED","requestId":0,"device":{…}}`, broadcast.
+    static func deviceUpdated(_ member: MultizoneMember) -> JSONPayload {
+        JSONPayload(["type": "DEVICE_UPDATED", "requestId": 0, "device": member.json])
+    }
+
+    /// `{"type":"DEVICE_REMOVED","requestId":0,"deviceId":"…"}`: the id at the top level,
+    /// no `device` object (pychromecast reads `data["deviceId"]`).
+    static func deviceRemoved(_ member: MultizoneMember) -> JSONPayload {
+        JSONPayload(["type": "DEVICE_REMOVED", "requestId": 0, "deviceId": .string(member.deviceId)])
+    }
+}
