@@ -8,17 +8,17 @@ import NIOCore
 
 /// The endpoints of the control API, each a thin layer over the simulator.
 struct ControlRoutes: Sendable {
-    /// Every device of the fleet (one for a plain run), in order.
-    let devices: [CastSimulator]
+    /// Every endpoint of the fleet in order (one device for a plain run; a household's
+    /// speaker groups come and go), asked for on each request.
+    let endpoints: @Sendable () -> [CastSimulator]
     /// The device a request is for: `?device=NAME` (friendly name or UUID), else the first.
     var simulator: CastSimulator
     let maximumBodyBytes: Int
     let streams: EventStreams
 
-    init(devices: [CastSimulator], maximumBodyBytes: Int, streams: EventStreams) {
-        precondition(!devices.isEmpty, "the control API fronts at least one device")
-        self.devices = devices
-        self.simulator = devices[0]
+    init(first: CastSimulator, endpoints: @escaping @Sendable () -> [CastSimulator], maximumBodyBytes: Int, streams: EventStreams) {
+        self.endpoints = endpoints
+        self.simulator = first
         self.maximumBodyBytes = maximumBodyBytes
         self.streams = streams
     }
@@ -29,6 +29,7 @@ struct ControlRoutes: Sendable {
         guard let name = request.uri.queryParameters.get("device") else { return self }
         // A form-encoded space ("+", as a browser's address bar and URLSearchParams write it)
         // when no name has a plus sign.
+        let devices = endpoints()
         let chosen = devices.first { $0.configuration.device.identity.matches(name) }
             ?? devices.first { $0.configuration.device.identity.matches(name.replacingOccurrences(of: "+", with: " ")) }
         guard let chosen else {
@@ -62,7 +63,7 @@ struct ControlRoutes: Sendable {
         router.get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlAssets.openAPI, contentType: "application/json") }
         router.get("\(Self.prefix)/devices") { request, _ in
             try Self.noQuery(request)
-            return ControlResponse.json(["devices": .array(try await devices.asyncMap(DevicesView.json))])
+            return ControlResponse.json(["devices": .array(try await endpoints().asyncMap(DevicesView.json))])
         }
         router.get("\(Self.prefix)/state") { request, _ in try await on(request).state(request) }
         router.get("\(Self.prefix)/journal") { request, _ in try await on(request).journal(request, unhandledOnly: false) }

@@ -53,22 +53,23 @@ public final class ControlServer: Sendable {
     public static func start(_ configuration: ControlConfiguration, simulator: CastSimulator, logger: Logger) async throws
         -> ControlServer
     {
-        try await start(configuration, devices: [simulator], logger: logger)
+        try await start(configuration, devices: { [simulator] }, logger: logger)
     }
 
     /// The control API of several devices (a fleet): each endpoint acts on the device its
-    /// `?device=` names, the first when it names none.
-    public static func start(_ configuration: ControlConfiguration, devices: [CastSimulator], logger: Logger) async throws
-        -> ControlServer
+    /// `?device=` names, the first when it names none. `devices` is asked on each request
+    /// (a household's speaker groups come and go); its first device never changes.
+    public static func start(_ configuration: ControlConfiguration, devices: @escaping @Sendable () -> [CastSimulator], logger: Logger)
+        async throws -> ControlServer
     {
-        guard !devices.isEmpty else { throw ControlStartError(description: "the control API needs a device to control") }
+        guard let first = devices().first else { throw ControlStartError(description: "the control API needs a device to control") }
         if !ControlConfiguration.isLoopback(configuration.host), configuration.token?.isEmpty ?? true {
             throw ControlStartError(description: "the control API on \(configuration.host) would be open to the network: give it a --control-token, or bind a loopback address")
         }
         let streams = EventStreams()
         let router = Router()
         router.add(middleware: ControlGate(token: configuration.token))
-        ControlRoutes(devices: devices, maximumBodyBytes: configuration.maximumBodyBytes, streams: streams).register(on: router)
+        ControlRoutes(first: first, endpoints: devices, maximumBodyBytes: configuration.maximumBodyBytes, streams: streams).register(on: router)
 
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .notice)

@@ -140,6 +140,14 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         return drain()
     }
 
+    /// Applies news of the device's speaker groups (from the household's coordinator) at `now`.
+    package mutating func apply(_ input: MultizoneInput, now: SimTime) -> [ScenarioOutput] {
+        catchUp(to: now)
+        emitDevice(device.apply(input, now: self.now))
+        settle()
+        return drain()
+    }
+
     /// Carries out a timeline action now, as if a step had fired (the control API's `act`).
     package mutating func act(_ action: TimelineStep.Action, now: SimTime) -> [ScenarioOutput] {
         catchUp(to: now)

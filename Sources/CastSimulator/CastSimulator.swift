@@ -21,7 +21,9 @@ import NIOSSL
 public final class CastSimulator: Sendable {
     public let configuration: SimulatorConfiguration
     /// Where the Cast port listens (with the actual port when 0 was asked for).
-    public let castAddress: SocketAddress
+    public var castAddress: SocketAddress { currentCastAddress.withLockedValue { $0 } }
+    /// Where the Cast port listens now: a speaker group's moves with its leader.
+    private let currentCastAddress: NIOLockedValueBox<SocketAddress>
     public let httpAddress: SocketAddress?
     public let httpsAddress: SocketAddress?
     /// What the device presents now (its TLS certificate is renewed while it runs).
@@ -56,7 +58,7 @@ public final class CastSimulator: Sendable {
         self.listeners = listeners
         self.discovery = discovery
         httpServers = [http, https].compactMap { $0 }
-        castAddress = cast
+        currentCastAddress = NIOLockedValueBox(cast)
         httpAddress = http?.localAddress
         httpsAddress = https?.localAddress
     }
@@ -155,7 +157,7 @@ public final class CastSimulator: Sendable {
         -> RunningHTTPServer?
     {
         guard let port else { return nil }
-        let router = EurekaRoutes.router(identity: configuration.device.identity)
+        let router = EurekaRoutes.router(identity: configuration.device.identity, groups: configuration.eurekaGroups)
         let server: HTTPServerBuilder = tls.map { tls in
             HTTPServerBuilder { responder in RenewingTLSChannel(base: HTTP1Channel(responder: responder), tls: tls) }
         } ?? .http1()
@@ -177,12 +179,7 @@ public final class CastSimulator: Sendable {
     private static func startDiscovery(_ configuration: SimulatorConfiguration, castPort: Int, loop: any EventLoop) async throws
         -> RunningDiscovery?
     {
-        let device = configuration.device
-        let identity = device.identity
-        let description = CastServiceDescription(
-            uuid: identity.uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
-            capabilities: identity.capabilityBits, appIds: device.apps.filter { $0.appId != device.idleScreenAppId }.map(\.appId),
-            port: castPort)
+        let description = CastServiceDescription(configuration.device, port: castPort)
         let interfaces: [String]
         switch configuration.discovery {
         case .off:
@@ -265,7 +262,9 @@ public final class CastSimulator: Sendable {
             throw ListenError(listener: .cast, host: host, port: port, error: error)
         }
         listeners.withLockedValue { $0.append(channel) }
-        return channel.localAddress!
+        let address = channel.localAddress!
+        currentCastAddress.withLockedValue { $0 = address }
+        return address
     }
 
     /// Closes every connection and listener and releases the ports.
@@ -533,6 +532,16 @@ public final class CastSimulator: Sendable {
     /// (or the simulator stops).
     public func waitUntilComplete() async throws {
         try await completion.get()
+    }
+}
+
+extension CastServiceDescription {
+    /// What `device` advertises with its Cast port on `port`.
+    init(_ device: DeviceConfiguration, port: Int) {
+        let identity = device.identity
+        self.init(uuid: identity.uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
+                  capabilities: identity.capabilityBits, appIds: device.apps.filter { $0.appId != device.idleScreenAppId }.map(\.appId),
+                  port: port)
     }
 }
 

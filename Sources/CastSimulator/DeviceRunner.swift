@@ -292,6 +292,12 @@ package final class DeviceRunner {
         serially { [self] in apply(session.apply(input, now: now)) }
     }
 
+    /// News of the device's speaker groups, from its household.
+    func apply(_ input: MultizoneInput) {
+        loop.preconditionInEventLoop()
+        serially { [self] in apply(session.apply(input, now: now)) }
+    }
+
     /// Carries out one input, outputs and all, before the next. Writing an output can call
     /// back into the runner: a close fires the channel's inactive event, a write that drains
     /// a sender's queue lets its handler hand over the messages it held. Such an input

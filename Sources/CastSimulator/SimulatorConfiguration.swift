@@ -43,6 +43,9 @@ public struct SimulatorConfiguration: Sendable {
     /// heartbeat and idle timeout are turned off: it sends nothing of its own). nil: the
     /// simulated device answers everything.
     public var relay: RelayConfiguration?
+    /// The speaker groups the device belongs to as things stand, for its eureka_info
+    /// (`params=multizone`); a household's runtime answers, asked on each request.
+    package var eurekaGroups: @Sendable () async -> [EurekaGroup] = { [] }
     /// The apps the device can run (tests register their own).
     package var apps: AppRegistry = .builtIn
     public var logger: Logger

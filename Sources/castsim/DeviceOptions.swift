@@ -161,10 +161,12 @@ struct DeviceOptions: ParsableArguments {
     /// prints the ready line with each device's address in order (`castsim ctl devices`
     /// tells which is which):
     ///   castsim ready cast=HOST:PORT,HOST:PORT http=... https=... control=HOST:PORT
-    func startFleet(_ configurations: [SimulatorConfiguration], logger: Logger) async throws -> (CastFleet, ControlServer?) {
+    func startFleet(_ configurations: [SimulatorConfiguration], groups: [GroupDeclaration] = [], logger: Logger) async throws
+        -> (CastFleet, ControlServer?)
+    {
         let fleet: CastFleet
         do {
-            fleet = try await CastFleet.start(configurations)
+            fleet = try await CastFleet.start(configurations, groups: groups)
         } catch let error as ListenError {
             let flag = switch error.listener {
             case .cast: "--port"
@@ -179,7 +181,7 @@ struct DeviceOptions: ParsableArguments {
         if let port = controlPort.port {
             do {
                 control = try await ControlServer.start(ControlConfiguration(host: effectiveControlHost, port: port, token: controlToken),
-                                                        devices: fleet.devices, logger: logger)
+                                                        devices: { fleet.endpoints }, logger: logger)
             } catch {
                 await fleet.stop()
                 throw StartFailure(description: "\(error) (--control-host, --control-port; off turns the control API off)")

@@ -130,7 +130,7 @@ struct RunCommand: AsyncParsableCommand {
         let shutdown = ShutdownSignal()
         let logger = deviceOptions.bootstrapLogging()
 
-        var (configuration, scenarios) = try makeConfiguration(logger: logger)
+        var (configuration, scenarios, groups) = try makeConfiguration(logger: logger)
         try await deviceOptions.apply(to: &configuration, logger: logger)
         if let speed { configuration.clock = .scaled(speed) }
         if manualClock { configuration.clock = .manual }
@@ -138,16 +138,20 @@ struct RunCommand: AsyncParsableCommand {
         let devices: [CastSimulator]
         let stop: () async -> Void
         if household.count > 1 {
-            let (fleet, control) = try await deviceOptions.startFleet(household, logger: logger)
+            let (fleet, control) = try await deviceOptions.startFleet(household, groups: groups, logger: logger)
             devices = fleet.devices
             stop = { await control?.stop(); await fleet.stop() }
+            if configuration.clock == .manual {
+                // The console advances every endpoint's clock, the groups' included.
+                StandardInputControl.start(devices: { fleet.endpoints }, logger: logger)
+            }
         } else {
             let (simulator, control) = try await deviceOptions.start(configuration, logger: logger)
             devices = [simulator]
             stop = { await control?.stop(); await simulator.stop() }
-        }
-        if configuration.clock == .manual {
-            StandardInputControl.start(devices: devices, logger: logger)
+            if configuration.clock == .manual {
+                StandardInputControl.start(devices: { [simulator] }, logger: logger)
+            }
         }
 
         let outcome = await waitForEnd(devices, shutdown: shutdown)
@@ -209,8 +213,9 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The device to run: the scenario's (if any), with identity flags applied on top; and
     /// every device of the scenario's household (one, or none without a scenario).
-    private func makeConfiguration(logger: Logger) throws -> (SimulatorConfiguration, [Scenario]) {
+    private func makeConfiguration(logger: Logger) throws -> (SimulatorConfiguration, [Scenario], [GroupDeclaration]) {
         var household: [Scenario] = []
+        var groups: [GroupDeclaration] = []
         var configuration: SimulatorConfiguration
         if let scenario {
             let loaded: FleetScenario
@@ -224,6 +229,7 @@ struct RunCommand: AsyncParsableCommand {
             }
             configuration = SimulatorConfiguration(scenario: loaded.devices[0], logger: logger)
             household = loaded.devices
+            groups = loaded.groups
         } else {
             let name = self.name ?? "castsim"
             let identity = try DeviceIdentity(uuid: uuid ?? DeviceIdentity.derivedUUID(for: name), supportsVideo: !audioOnly)
@@ -242,7 +248,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.device.identity = identity
         if isolateRequestIds { configuration.device.isolateRequestIds = true }
         if let deviceAuth { configuration.device.deviceAuth = deviceAuth }
-        return (configuration, household)
+        return (configuration, household, groups)
     }
 
     /// Waits for a signal, or (with --exit-when-done) the scenario's end or the timeout,

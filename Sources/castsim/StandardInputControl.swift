@@ -12,7 +12,7 @@ import Logging
 enum StandardInputControl {
     /// One console for every device (a household has several): `advance` moves each
     /// device's clock, in order; `report` prints each device's report, one line each.
-    static func start(devices: [CastSimulator], logger: Logger) {
+    static func start(devices: @escaping @Sendable () -> [CastSimulator], logger: Logger) {
         let thread = Thread {
             while let line = readLine() {
                 let words = line.split(separator: " ").map(String.init)
@@ -28,7 +28,7 @@ enum StandardInputControl {
                     }
                     let done = DispatchSemaphore(value: 0)
                     Task {
-                        for simulator in devices { await simulator.advanceClock(by: seconds) }
+                        for simulator in devices() { await simulator.advanceClock(by: seconds) }
                         done.signal()
                     }
                     done.wait()
@@ -36,7 +36,7 @@ enum StandardInputControl {
                 case ("report", 1):
                     let done = DispatchSemaphore(value: 0)
                     Task {
-                        for simulator in devices {
+                        for simulator in devices() {
                             if let report = try? await simulator.report() {
                                 FileHandle.standardOutput.write(Data((report.json() + "\n").utf8))
                             }

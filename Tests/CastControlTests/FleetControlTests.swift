@@ -25,7 +25,7 @@ struct FleetControlTests {
         let fleet = try await CastFleet.start(configurations)
         let server: ControlServer
         do {
-            server = try await ControlServer.start(ControlConfiguration(host: "127.0.0.1", port: 0), devices: fleet.devices, logger: logger)
+            server = try await ControlServer.start(ControlConfiguration(host: "127.0.0.1", port: 0), devices: { fleet.endpoints }, logger: logger)
         } catch {
             await fleet.stop()
             throw error

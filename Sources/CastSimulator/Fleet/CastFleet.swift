@@ -1,3 +1,6 @@
+import CastScenario
+import NIOConcurrencyHelpers
+import NIOCore
 import NIOPosix
 
 /// Several simulated devices in one process: a household of Cast devices, each with its own
@@ -11,16 +14,38 @@ public final class CastFleet: Sendable {
     /// The devices, in the order they were configured.
     public let devices: [CastSimulator]
     private let group: MultiThreadedEventLoopGroup
+    /// The speaker groups' runtime; nil for a fleet without groups.
+    private let household: NIOLoopBound<HouseholdRuntime>?
+    /// The speaker groups' endpoints running now, by group UUID (the runtime keeps it).
+    private let groupEndpoints: NIOLockedValueBox<[String: CastSimulator]>
 
-    private init(devices: [CastSimulator], group: MultiThreadedEventLoopGroup) {
+    private init(devices: [CastSimulator], group: MultiThreadedEventLoopGroup, household: NIOLoopBound<HouseholdRuntime>?,
+                 groupEndpoints: NIOLockedValueBox<[String: CastSimulator]>) {
         self.devices = devices
         self.group = group
+        self.household = household
+        self.groupEndpoints = groupEndpoints
     }
 
-    /// Starts every device; if one cannot start (a port taken, an address the machine does
-    /// not have), those already up are stopped and its error is thrown.
-    public static func start(_ configurations: [SimulatorConfiguration]) async throws -> CastFleet {
+    /// Starts every device, and the speaker `groups` (members and leaders by device name);
+    /// if one cannot start (a port taken, an address the machine does not have), those
+    /// already up are stopped and its error is thrown.
+    public static func start(_ requested: [SimulatorConfiguration], groups: [GroupDeclaration] = []) async throws -> CastFleet {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        // eureka_info asks the household which groups a device is in; it exists once the
+        // devices do.
+        let household = NIOLockedValueBox<NIOLoopBound<HouseholdRuntime>?>(nil)
+        let groupEndpoints = NIOLockedValueBox<[String: CastSimulator]>([:])
+        let configurations = requested.map { configuration in
+            var configuration = configuration
+            let id = configuration.device.identity.uuid
+            configuration.eurekaGroups = {
+                guard let runtime = household.withLockedValue({ $0 }) else { return [] }
+                return (try? await loop.submit { runtime.value.eurekaGroups(of: id) }.get()) ?? []
+            }
+            return configuration
+        }
         var started: [CastSimulator] = []
         do {
             // One after the other: each start is a few binds and one certificate signature
@@ -28,12 +53,24 @@ public final class CastFleet: Sendable {
             for configuration in configurations {
                 started.append(try await CastSimulator.start(configuration, sharing: group))
             }
+            if !groups.isEmpty, let template = configurations.first {
+                let runtime = try await HouseholdRuntime.start(devices: started, groups: groups, group: group, template: template,
+                                                               endpoints: groupEndpoints)
+                household.withLockedValue { $0 = runtime }
+            }
         } catch {
             for device in started { await device.stop() }
             try? await group.shutdownGracefully()
             throw error
         }
-        return CastFleet(devices: started, group: group)
+        return CastFleet(devices: started, group: group, household: household.withLockedValue { $0 }, groupEndpoints: groupEndpoints)
+    }
+
+    /// Every endpoint a sender can reach: the devices, then the speaker groups' endpoints
+    /// running now (they come and go as groups are made, deleted and lose their members).
+    public var endpoints: [CastSimulator] {
+        let groups = groupEndpoints.withLockedValue { $0 }
+        return devices + groups.keys.sorted().map { groups[$0]! }
     }
 
     /// The device with this friendly name or UUID (32 hex digits, with or without dashes; any case).
@@ -41,8 +78,12 @@ public final class CastFleet: Sendable {
         devices.first { $0.configuration.device.identity.matches(name) }
     }
 
-    /// Stops every device, then their loop.
+    /// Stops every group endpoint and device, then their loop.
     public func stop() async {
+        if let household {
+            let stops = (try? await household.eventLoop.submit { household.value.stop() }.get()) ?? []
+            for stop in stops { await stop() }
+        }
         await withTaskGroup(of: Void.self) { tasks in
             for device in devices { tasks.addTask { await device.stop() } }
         }
