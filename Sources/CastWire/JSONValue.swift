@@ -48,6 +48,12 @@ extension JSONValue {
         return nil
     }
 
+    /// An array's element; nil past its end or for a value that is no array.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
+
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil

@@ -54,10 +54,3 @@ func withControlledDevice<T>(
     }
 }
 
-extension JSONValue {
-    /// An array's element, nil past its end or for a value that is no array.
-    subscript(_ index: Int) -> JSONValue? {
-        guard let array = arrayValue, array.indices.contains(index) else { return nil }
-        return array[index]
-    }
-}
