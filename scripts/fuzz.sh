@@ -18,7 +18,12 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzFrames FuzzMessage FuzzJSON FuzzDevice FuzzDNS FuzzRecording); fi
 
 scratch=.build-fuzz
-build=(swift build --sanitize=fuzzer --sanitize=address --scratch-path "$scratch")
+# SwiftPM hands swiftc `-sanitize=fuzzer -sanitize=address` as two options, and swiftc
+# passes only the last one to the compiler (the linker gets both): every Swift module,
+# the fuzz targets' own included, was built with AddressSanitizer but no coverage, and
+# libFuzzer ran blind ("no interesting inputs were found"). A last option naming both
+# gives Swift code coverage and ASan; C targets (clang) and the link already get both.
+build=(swift build --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch")
 for target in "${targets[@]}"; do
     echo "[fuzz] building ${target}"
     "${build[@]}" --product "${target}"
