@@ -17,6 +17,8 @@ CRYPTOGRAPHY_VERSION="48.0.0"
 SCHEMATHESIS_VERSION="4.32.5"
 # Drives Debian's headless chromium for the dashboard test (tests/e2e/test_dashboard.py).
 SELENIUM_VERSION="4.38.0"
+# A second sender that finds speaker groups by name (tests/e2e/test_groups.py).
+CATT_VERSION="0.13.3"
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "${script_dir}/.." && pwd)"
@@ -95,6 +97,10 @@ if [ "${have_schemathesis}" != "${SCHEMATHESIS_VERSION}" ] || [ "${have_selenium
     log "installing schemathesis==${SCHEMATHESIS_VERSION} and selenium==${SELENIUM_VERSION}"
     "${vpy}" -m pip install --disable-pip-version-check -q \
         "schemathesis==${SCHEMATHESIS_VERSION}" "selenium==${SELENIUM_VERSION}"
+fi
+if [ "$(installed_version catt)" != "${CATT_VERSION}" ]; then
+    log "installing catt==${CATT_VERSION}"
+    "${vpy}" -m pip install --disable-pip-version-check -q "catt==${CATT_VERSION}"
 fi
 log "installing the castsim Python package from ${repo_root}/python"
 "${vpy}" -m pip install --disable-pip-version-check -q --force-reinstall --no-deps "${repo_root}/python"

@@ -1,0 +1,211 @@
+"""End-to-end: a household with a speaker group, found over mDNS (issue 13).
+
+Three devices in one castsim, each on its own address of a namespace's veth, and the
+speaker group Upstairs (Kitchen and Bedroom, led by Kitchen) on port 32162. pychromecast
+and catt run in the other namespace, as a phone on the same Wi-Fi would.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+import uuid as uuidlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from e2e_harness import CastsimDevice, start_castsim, wait_until
+from netns import Link, NamespaceUnavailable, create_link
+
+PROBE = Path(__file__).with_name("group_probe.py")
+DISCOVERY_PROBE = Path(__file__).with_name("discovery_probe.py")
+PYTHON = sys.executable
+CATT = Path(sys.executable).with_name("catt")
+GROUP_PORT = 32162
+KITCHEN, BEDROOM, TV = "10.77.0.1", "10.77.0.3", "10.77.0.4"
+
+
+@pytest.fixture
+def link() -> Iterator[Link]:
+    try:
+        made = create_link()
+        made.add_address(BEDROOM)
+        made.add_address(TV)
+    except NamespaceUnavailable as error:
+        pytest.fail(f"group tests need network namespaces of their own: {error}", pytrace=False)
+    yield made
+    made.destroy()
+
+
+def household(link: Link, tmp_path: Path, castsim_bin: Path) -> CastsimDevice:
+    scenario = tmp_path / "upstairs.json"
+    scenario.write_text(json.dumps({
+        "name": "upstairs",
+        "devices": [
+            {"name": "Kitchen", "model": "Google Home", "capabilities": {"video": False}, "volume": {"level": 0.5}},
+            {"name": "Bedroom", "model": "Nest Audio", "capabilities": {"video": False}, "volume": {"level": 0.25}},
+            {"name": "TV", "model": "Chromecast"},
+        ],
+        "groups": [{"name": "Upstairs", "members": ["Kitchen", "Bedroom"], "leader": "Kitchen", "port": GROUP_PORT}],
+    }))
+    return start_castsim(
+        castsim_bin, f"{KITCHEN},{BEDROOM},{TV}", tmp_path, name="Kitchen", pass_name=False, pass_uuid=False,
+        extra_args=("--scenario", str(scenario), "--mdns", "builtin", "--interface", link.device_if),
+        prefix=("ip", "netns", "exec", link.device_ns))
+
+
+def ctl(link: Link, castsim_bin: Path, device: CastsimDevice, *words: str) -> dict:
+    result = link.run(link.device_ns, [str(castsim_bin), "ctl", "--url", device.control_url, *words],
+                      capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout) if result.stdout.strip() else {}
+
+
+def probe(link: Link, script: Path, *args: str, timeout: float = 90) -> dict:
+    result = link.run(link.sender_ns, [PYTHON, str(script), *args], capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def uuid_of(device: CastsimDevice, link: Link, castsim_bin: Path, name: str) -> str:
+    for entry in ctl(link, castsim_bin, device, "devices")["devices"]:
+        if entry["name"] == name:
+            return entry["udn"]
+    raise AssertionError(f"no device {name}")
+
+
+def test_pychromecast_finds_the_household_and_the_group_and_plays_on_it(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    device = household(link, tmp_path, castsim_bin)
+    try:
+        found = {entry["friendly_name"]: entry for entry in probe(link, DISCOVERY_PROBE, "chromecasts", "8")["devices"]}
+        assert sorted(found) == ["Bedroom", "Kitchen", "TV", "Upstairs"], found
+        assert found["Kitchen"]["cast_type"] == "audio" and (found["Kitchen"]["host"], found["Kitchen"]["port"]) == (KITCHEN, 8009)
+        assert found["Bedroom"]["cast_type"] == "audio" and found["Bedroom"]["host"] == BEDROOM
+        assert found["TV"]["cast_type"] == "cast" and found["TV"]["host"] == TV
+        # The group: found by its port alone, at its leader's address.
+        upstairs = found["Upstairs"]
+        assert upstairs["cast_type"] == "group", upstairs
+        assert (upstairs["host"], upstairs["port"]) == (KITCHEN, GROUP_PORT)
+        assert upstairs["model_name"] == "Google Cast Group"
+
+        played = probe(link, PROBE, "play", "Upstairs", "http://media.test/song.mp3", "30")
+        group, members = played["group"], played["members"]
+        assert group["player_state"] == "PLAYING" and group["app_id"] == "CC1AD845", played
+        assert group["uuid"] == upstairs["uuid"]
+        # MultizoneManager matched the members by their dashed ids: both are in the group.
+        assert members["Kitchen"]["memberships"] == [group["uuid"]], played
+        assert members["Bedroom"]["memberships"] == [group["uuid"]], played
+        assert members["TV"]["memberships"] == [], played
+        # Each member's own endpoint shows the group's session: the leader 531A4F84 with the
+        # group's sessionId, the follower 705D30C6; neither plays media of its own.
+        assert members["Kitchen"]["app_id"] == "531A4F84" and members["Kitchen"]["session_id"] == group["session_id"], played
+        assert members["Kitchen"]["display_name"] == "Default Media Receiver"
+        assert members["Bedroom"]["app_id"] == "705D30C6", played
+        assert members["TV"]["app_id"] == "E8C28D3C", played
+        assert members["Bedroom"]["media_player_state"] == "UNKNOWN", played
+        # MultizoneManager forwards the group's media status to the members' listeners.
+        assert "PLAYING" in members["Bedroom"]["group_media_states"], played
+    finally:
+        device.stop()
+
+
+def test_catt_casts_to_the_group_by_name(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    device = household(link, tmp_path, castsim_bin)
+    song = tmp_path / "song.mp3"
+    song.write_bytes(b"ID3" + bytes(2048))
+    # catt serves a local file itself and blocks while it plays: it runs until killed.
+    catt = link.popen(link.sender_ns, [str(CATT), "-d", "Upstairs", "cast", str(song)],
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        def group_state() -> dict:
+            return ctl(link, castsim_bin, device, "--device", "Upstairs", "state")
+
+        state = wait_until(lambda: (s := group_state()).get("media") and s["media"]["playerState"] == "PLAYING" and s,
+                           timeout=60, what="catt's cast playing on the group",
+                           details=lambda: f"catt: {catt.poll()} group: {group_state().get('media')}")
+        # catt serves the file itself, from the sender's address.
+        assert state["media"]["items"][0]["media"]["contentId"].startswith("http://10.77.0.2:")
+        assert state["app"]["appId"] == "CC1AD845"
+        kitchen = ctl(link, castsim_bin, device, "--device", "Kitchen", "state")
+        assert kitchen["app"]["appId"] == "531A4F84" and kitchen["app"]["sessionId"] == state["app"]["sessionId"]
+    finally:
+        catt.kill()
+        output = catt.communicate(timeout=10)[0]
+        device.stop()
+    assert "Upstairs" in output, output
+
+
+class Follower:
+    """group_probe.py follow, its JSON lines as they come."""
+
+    def __init__(self, link: Link, seconds: float) -> None:
+        self.proc = link.popen(link.sender_ns, [PYTHON, str(PROBE), "follow", "Upstairs", str(seconds)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.events: queue.Queue = queue.Queue()
+        self.seen: list[dict] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.events.put(json.loads(line))
+        self.events.put(None)
+
+    def wait_for(self, predicate, what: str, timeout: float = 30.0, seen_ok: bool = False) -> dict:  # type: ignore[no-untyped-def]
+        """The next event `predicate` takes; with seen_ok, one seen already will do."""
+        if seen_ok and (earlier := next((event for event in self.seen if predicate(event)), None)):
+            return earlier
+        deadline = time.time() + timeout
+        while (left := deadline - time.time()) > 0:
+            try:
+                event = self.events.get(timeout=left)
+            except queue.Empty:
+                break
+            if event is None:
+                break
+            self.seen.append(event)
+            if predicate(event):
+                return event
+        stderr = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
+        pytest.fail(f"pychromecast never saw {what}; it saw {self.seen}\n{stderr}", pytrace=False)
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def test_a_member_drops_out_and_the_leader_moves_while_pychromecast_is_connected(link: Link, tmp_path: Path,
+                                                                                  castsim_bin: Path) -> None:
+    device = household(link, tmp_path, castsim_bin)
+    follower = Follower(link, seconds=90)
+    try:
+        ready = follower.wait_for(lambda e: e.get("event") == "ready", "the group", timeout=40)
+        assert (ready["host"], ready["port"]) == (KITCHEN, GROUP_PORT)
+        follower.wait_for(lambda e: e.get("event") == "member_added" and e["member"] == "Bedroom", "Bedroom in the group",
+                          seen_ok=True)
+
+        # Bedroom drops out: DEVICE_REMOVED; back: DEVICE_ADDED.
+        ctl(link, castsim_bin, device, "--device", "Bedroom", "act", '{"offline": true}')
+        follower.wait_for(lambda e: e.get("event") == "member_removed" and e["member"] == "Bedroom", "Bedroom leaving")
+        ctl(link, castsim_bin, device, "--device", "Bedroom", "act", '{"online": true}')
+        follower.wait_for(lambda e: e.get("event") == "member_added" and e["member"] == "Bedroom", "Bedroom back")
+
+        # Bedroom takes the lead: the group is announced from Bedroom's address on the same
+        # port, the old address refuses; pychromecast resolves the group again and reconnects.
+        ctl(link, castsim_bin, device, "--device", "Bedroom", "act", '{"leadGroup": "Upstairs"}')
+        follower.wait_for(lambda e: e.get("event") == "connection" and e["status"] in ("LOST", "DISCONNECTED", "FAILED"),
+                          "the group's connection closing")
+        moved = follower.wait_for(lambda e: e.get("event") == "connection" and e["status"] == "CONNECTED" and e["host"] == BEDROOM,
+                                  "a reconnection at the new leader", timeout=60)
+        assert moved["port"] == GROUP_PORT
+        # The members' eureka_info agree.
+        groups = ctl(link, castsim_bin, device, "--device", "Upstairs", "state")
+        assert groups["device"]["name"] == "Upstairs"
+    finally:
+        follower.stop()
+        device.stop()
