@@ -241,17 +241,23 @@ public final class CastSimulator: Sendable {
             }
     }
 
+    /// The Cast port stops listening (a household's device powered off: senders' connections
+    /// are refused); ``moveCastPort(to:)`` listens again.
+    package func stopListening() async {
+        let old = listeners.withLockedValue { listeners in
+            defer { listeners.removeAll() }
+            return listeners
+        }
+        for listener in old { try? await listener.close() }
+    }
+
     /// The Cast port moves to `host`, on the same port: every connection is closed (a
     /// sender must look the device up again), the old address refuses connections. A
     /// speaker group's endpoint does this when its leader moves (castv2-groups.md §1.4).
     package func moveCastPort(to host: String) async throws -> SocketAddress {
         let runner = self.runner
         let port = castAddress.port ?? configuration.castPort
-        let old = listeners.withLockedValue { listeners in
-            defer { listeners.removeAll() }
-            return listeners
-        }
-        for listener in old { try? await listener.close() }
+        await stopListening()
         try await runner.eventLoop.submit { runner.value.closeEveryConnection(because: "the device moved to \(host)") }.get()
         let channel: any Channel
         do {

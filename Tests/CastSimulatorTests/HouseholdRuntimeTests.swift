@@ -45,6 +45,31 @@ struct HouseholdRuntimeTests {
         throw TestError("no group endpoint\(host.map { " at \($0)" } ?? "") within 2 s")
     }
 
+    /// Whether `address` refuses connections within 2 s (listeners close asynchronously).
+    static func refuses(_ address: SocketAddress) async throws -> Bool {
+        for _ in 0..<200 {
+            do {
+                await (try await CastTestSender.connect(to: address)).close()
+                try await Task.sleep(for: .milliseconds(10))
+            } catch {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Whether `address` accepts a connection within 2 s.
+    static func accepts(_ address: SocketAddress) async throws -> Bool {
+        for _ in 0..<200 {
+            if let sender = try? await CastTestSender.connect(to: address) {
+                await sender.close()
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
     static func members(_ status: JSONValue) -> [String] {
         (status["status"]?["devices"]?.arrayValue ?? []).compactMap { $0["deviceId"]?.stringValue }
     }
@@ -127,10 +152,14 @@ struct HouseholdRuntimeTests {
             let removed = await sender.waitFor { envelope, json in envelope.namespace == Self.multizone && json["type"] == "DEVICE_REMOVED" }
             #expect(removed?.1["deviceId"]?.stringValue == bedroom.configuration.device.identity.dashedUUID)
             #expect(try await bedroom.snapshot().isAdvertised == false)
+            // Powered off: its own Cast port refuses.
+            let bedroomAddress = bedroom.castAddress
+            #expect(try await Self.refuses(bedroomAddress), "an offline device still accepts")
             try await bedroom.act(.household(.online))
             let added = await sender.waitFor { envelope, json in envelope.namespace == Self.multizone && json["type"] == "DEVICE_ADDED" }
             #expect(added?.1["device"]?["deviceId"]?.stringValue == bedroom.configuration.device.identity.dashedUUID)
             #expect(try await bedroom.snapshot().isAdvertised)
+            #expect(try await Self.accepts(bedroomAddress), "a device back online refuses")
 
             // Bedroom takes the lead: the group's connections close, its port moves.
             try await bedroom.act(.household(.leadGroup("Upstairs", rename: false)))
@@ -150,16 +179,8 @@ struct HouseholdRuntimeTests {
             // Deleted: the endpoint goes from the list, and its port refuses once it has stopped.
             try await kitchen.act(.household(.deleteGroup("Upstairs")))
             #expect(fleet.endpoints.count == 3)
-            var refused = false
-            for _ in 0..<200 where !refused {
-                do {
-                    await (try await CastTestSender.connect(to: try SocketAddress(ipAddress: "127.0.0.32", port: 32_702))).close()
-                    try await Task.sleep(for: .milliseconds(10))
-                } catch {
-                    refused = true
-                }
-            }
-            #expect(refused, "the deleted group's port still accepts after 2 s")
+            #expect(try await Self.refuses(try SocketAddress(ipAddress: "127.0.0.32", port: 32_702)),
+                    "the deleted group's port still accepts after 2 s")
         } catch {
             await fleet.stop()
             throw error

@@ -22,7 +22,7 @@ import jsonschema
 from pychromecast.controllers.media import MEDIA_PLAYER_STATE_PAUSED, STREAM_TYPE_BUFFERED
 from pychromecast.response_handler import WaitResponse
 
-from e2e_harness import REPO_ROOT, CastsimDevice, Sender, connect_sender, disconnect_sender, wait_until
+from e2e_harness import REPO_ROOT, CastsimDevice, Sender, TrafficRecorder, connect_sender, disconnect_sender, wait_until
 
 SCHEMA = json.loads((REPO_ROOT / "docs" / "recording.schema.json").read_text())
 MEDIA = "http://media.castsim.test/queue"
@@ -39,6 +39,7 @@ def play(sender: Sender, title: str, **kwargs) -> None:
 def play_queue(device: CastsimDevice, titles: list[str]) -> list[str]:
     """The sender's script: a queue of three, next, pause, the device volume; what it saw."""
     sender = connect_sender(device)
+    multizone = TrafficRecorder(sender, ("urn:x-cast:com.google.cast.multizone",))
     seen: list[str] = []
     try:
         play(sender, titles[0])
@@ -55,6 +56,11 @@ def play_queue(device: CastsimDevice, titles: list[str]) -> list[str]:
         sender.cast.set_volume(0.4)
         wait_until(lambda: abs(sender.cast.status.volume_level - 0.4) < 1e-6, what="volume 0.4")
         seen.append(f"volume {sender.cast.status.volume_level:.1f}")
+        # Like a speaker, castsim follows a volume change with DEVICE_UPDATED about itself
+        # (castv2-groups.md §4.3). Read before disconnecting: a socket closed with bytes
+        # unread sends a reset, and the recording would say so.
+        wait_until(lambda: any(data.get("type") == "DEVICE_UPDATED" for *_, data in multizone.received),
+                   what="DEVICE_UPDATED after the volume change")
     finally:
         problem = disconnect_sender(sender)
         assert problem is None, problem

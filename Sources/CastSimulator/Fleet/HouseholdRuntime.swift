@@ -96,13 +96,25 @@ final class HouseholdRuntime {
         do throws(HouseholdError) {
             switch step {
             case .offline:
+                guard household.devices[deviceId]?.isOnline == true, let simulator = devices[deviceId] else { return }
                 logger.notice("\(name) goes offline")
-                devices[deviceId]?.runner.value.closeEveryConnection(because: "the device went offline")
-                devices[deviceId]?.runner.value.apply(.advertise(.withdraw))
+                // As if powered off: out of discovery, its connections gone, its Cast port refusing.
+                simulator.runner.value.apply(.advertise(.withdraw))
+                simulator.runner.value.closeEveryConnection(because: "the device went offline")
+                Task { await simulator.stopListening() }
                 carryOut(try household.deviceWentOffline(deviceId))
             case .online:
+                guard household.devices[deviceId]?.isOnline == false, let simulator = devices[deviceId] else { return }
                 logger.notice("\(name) is back online")
-                devices[deviceId]?.runner.value.apply(.advertise(.restore(host: nil, port: nil)))
+                let logger = self.logger
+                Task {
+                    do {
+                        _ = try await simulator.moveCastPort(to: simulator.configuration.host)
+                    } catch {
+                        logger.error("\(name) cannot listen again: \(error)")
+                    }
+                }
+                simulator.runner.value.apply(.advertise(.restore(host: nil, port: nil)))
                 carryOut(try household.deviceCameOnline(deviceId))
             case .leadGroup(let groupName, let rename):
                 guard let groupId = groupIds[groupName] else { throw .unknownGroup(groupName) }
