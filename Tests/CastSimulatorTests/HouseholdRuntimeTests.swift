@@ -34,9 +34,9 @@ struct HouseholdRuntimeTests {
     }
 
     /// Waits until the fleet lists the group's endpoint (it starts asynchronously).
-    static func groupEndpoint(_ fleet: CastFleet, at host: String? = nil) async throws -> CastSimulator {
+    static func groupEndpoint(_ fleet: CastFleet, named name: String = "Upstairs", at host: String? = nil) async throws -> CastSimulator {
         for _ in 0..<200 {
-            if let group = fleet.endpoints.first(where: { $0.configuration.device.identity.friendlyName == "Upstairs" }),
+            if let group = fleet.endpoints.first(where: { $0.configuration.device.identity.friendlyName == name }),
                host == nil || group.castAddress.ipAddress == host {
                 return group
             }
@@ -181,6 +181,37 @@ struct HouseholdRuntimeTests {
             #expect(fleet.endpoints.count == 3)
             #expect(try await Self.refuses(try SocketAddress(ipAddress: "127.0.0.32", port: 32_702)),
                     "the deleted group's port still accepts after 2 s")
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+    }
+
+    @Test("A group created while senders watch: its endpoint starts at its leader's address, its members' eureka_info list it, its members follow what it plays")
+    func groupCreated() async throws {
+        let (configurations, _) = try Self.household(groupPort: 32_703)
+        let fleet = try await CastFleet.start(configurations, groups: [])
+        do {
+            #expect(fleet.endpoints.count == 3)
+            let tv = fleet.devices[2], kitchen = fleet.devices[0]
+            let onKitchen = try await CastTestSender.connect(to: kitchen)
+            _ = try await onKitchen.connectToReceiver()
+            try await tv.act(.household(.createGroup(GroupDeclaration(name: "Everywhere", members: ["TV", "Kitchen"], port: 32_704))))
+            let everywhere = try await Self.groupEndpoint(fleet, named: "Everywhere")
+            #expect(everywhere.castAddress.ipAddress == "127.0.0.33" && everywhere.castAddress.port == 32_704)
+            let info = try JSONValue.parse(try await httpGet(address: kitchen.httpAddress!, secure: false, path: "/setup/eureka_info?params=multizone"))
+            #expect(info["multizone"]?["groups"]?[0]?["name"] == "Everywhere")
+            #expect(info["multizone"]?["groups"]?[0]?["elected_leader"] == "127.0.0.33:32704")
+
+            let sender = try await CastTestSender.connect(to: everywhere)
+            _ = try await sender.launch()
+            let follows = await onKitchen.waitFor { _, json in
+                json["type"] == "RECEIVER_STATUS" && json["status"]?["applications"]?[0]?["appId"] == "705D30C6"
+            }
+            #expect(follows != nil, "the kitchen speaker does not follow the new group's session")
+            await sender.close()
+            await onKitchen.close()
         } catch {
             await fleet.stop()
             throw error

@@ -21,6 +21,7 @@ import pytest
 
 from e2e_harness import CastsimDevice, start_castsim, wait_until
 from netns import Link, NamespaceUnavailable, create_link
+from test_discovery import Browser
 
 PROBE = Path(__file__).with_name("group_probe.py")
 DISCOVERY_PROBE = Path(__file__).with_name("discovery_probe.py")
@@ -183,6 +184,7 @@ def test_a_member_drops_out_and_the_leader_moves_while_pychromecast_is_connected
                                                                                   castsim_bin: Path) -> None:
     device = household(link, tmp_path, castsim_bin)
     follower = Follower(link, seconds=90)
+    browser = Browser(link, seconds=90)
     try:
         ready = follower.wait_for(lambda e: e.get("event") == "ready", "the group", timeout=40)
         assert (ready["host"], ready["port"]) == (KITCHEN, GROUP_PORT)
@@ -197,15 +199,26 @@ def test_a_member_drops_out_and_the_leader_moves_while_pychromecast_is_connected
 
         # Bedroom takes the lead: the group is announced from Bedroom's address on the same
         # port, the old address refuses; pychromecast resolves the group again and reconnects.
-        ctl(link, castsim_bin, device, "--device", "Bedroom", "act", '{"leadGroup": "Upstairs"}')
+        ctl(link, castsim_bin, device, "--device", "Bedroom", "act", '{"leadGroup": {"group": "Upstairs", "rename": true}}')
         follower.wait_for(lambda e: e.get("event") == "connection" and e["status"] in ("LOST", "DISCONNECTED", "FAILED"),
                           "the group's connection closing")
         moved = follower.wait_for(lambda e: e.get("event") == "connection" and e["status"] == "CONNECTED" and e["host"] == BEDROOM,
                                   "a reconnection at the new leader", timeout=60)
         assert moved["port"] == GROUP_PORT
+        # On mDNS: the old leader said goodbye for the group, the new one announces it under
+        # the -1 name, SRV to its own host, same id and port.
+        group_hex = uuid_of(device, link, castsim_bin, "Upstairs").replace("-", "")
+        old_name = f"Google-Cast-Group-{group_hex}._googlecast._tcp.local."
+        announced = browser.wait_for(lambda e: e["event"] == "added" and e["name"] == f"Google-Cast-Group-{group_hex}-1._googlecast._tcp.local.")
+        assert announced["port"] == GROUP_PORT and BEDROOM in announced["addresses"], announced
+        assert announced["server"] == f"{uuid_of(device, link, castsim_bin, 'Bedroom')}.local."
+        assert announced["txt"]["id"] == str(uuidlib.UUID(group_hex)) and announced["txt"]["md"] == "Google Cast Group"
+        assert any(e["event"] == "removed" and e["name"] == old_name for e in browser.seen) or \
+            browser.wait_for(lambda e: e["event"] == "removed" and e["name"] == old_name)
         # The members' eureka_info agree.
         groups = ctl(link, castsim_bin, device, "--device", "Upstairs", "state")
         assert groups["device"]["name"] == "Upstairs"
     finally:
+        browser.stop()
         follower.stop()
         device.stop()

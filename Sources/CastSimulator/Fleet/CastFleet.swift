@@ -14,7 +14,7 @@ public final class CastFleet: Sendable {
     /// The devices, in the order they were configured.
     public let devices: [CastSimulator]
     private let group: MultiThreadedEventLoopGroup
-    /// The speaker groups' runtime; nil for a fleet without groups.
+    /// The speaker groups' runtime (nil only for a fleet of no devices).
     private let household: NIOLoopBound<HouseholdRuntime>?
     /// The speaker groups' endpoints running now, by group UUID (the runtime keeps it).
     private let groupEndpoints: NIOLockedValueBox<[String: CastSimulator]>
@@ -53,7 +53,8 @@ public final class CastFleet: Sendable {
             for configuration in configurations {
                 started.append(try await CastSimulator.start(configuration, sharing: group))
             }
-            if !groups.isEmpty, let template = configurations.first {
+            // Every fleet is a household: groups can be made later (a step, the control API).
+            if let template = configurations.first {
                 let runtime = try await HouseholdRuntime.start(devices: started, groups: groups, group: group, template: template,
                                                                endpoints: groupEndpoints)
                 household.withLockedValue { $0 = runtime }
