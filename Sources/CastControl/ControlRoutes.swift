@@ -69,7 +69,7 @@ struct ControlRoutes: Sendable {
         router.get("\(Self.prefix)/journal") { request, _ in try await on(request).journal(request, unhandledOnly: false) }
         router.get("\(Self.prefix)/journal/unhandled") { request, _ in try await on(request).journal(request, unhandledOnly: true) }
         router.delete("\(Self.prefix)/journal") { request, _ in
-            let routes = try on(request), simulator = routes.simulator
+            let simulator = try on(request).simulator
             try Self.noQuery(request)
             try await simulator.clearJournal()
             return Response(status: .noContent)
@@ -77,13 +77,13 @@ struct ControlRoutes: Sendable {
         router.post("\(Self.prefix)/verify") { request, _ in try await on(request).verify(request) }
         router.post("\(Self.prefix)/act") { request, _ in try await on(request).act(request) }
         router.get("\(Self.prefix)/clock") { request, _ in
-            let routes = try on(request), simulator = routes.simulator
+            let simulator = try on(request).simulator
             try Self.noQuery(request)
             return ControlResponse.json(ClockView.json(try await simulator.clock()))
         }
         router.post("\(Self.prefix)/clock/advance") { request, _ in try await on(request).advance(request) }
         router.get("\(Self.prefix)/scenario") { request, _ in
-            let routes = try on(request), simulator = routes.simulator
+            let routes = try on(request)
             try Self.noQuery(request)
             return ControlResponse.json(try await routes.scenarioSummary())
         }
@@ -97,13 +97,13 @@ struct ControlRoutes: Sendable {
         router.get("\(Self.prefix)/report") { request, _ in try await on(request).report(request) }
         router.get("\(Self.prefix)/events") { request, _ in try await streams.open(request, simulator: on(request).simulator) }
         router.get("\(Self.prefix)/recording") { request, _ in
-            let routes = try on(request), simulator = routes.simulator
+            let simulator = try on(request).simulator
             try Self.noQuery(request)
             return ControlResponse.json(RecordingView.json(simulator.recordingStatus))
         }
         router.post("\(Self.prefix)/recording") { request, _ in try await on(request).startRecording(request) }
         router.delete("\(Self.prefix)/recording") { request, _ in
-            let routes = try on(request), simulator = routes.simulator
+            let simulator = try on(request).simulator
             try Self.noQuery(request)
             guard let status = await simulator.stopRecording() else {
                 throw ControlError(status: .notFound, message: "no recording is being written")

@@ -21,13 +21,7 @@ public struct FleetScenario: Sendable {
     static let itemSections = ["timeline", "rules", "expectations"]
 
     public static func load(contentsOf url: URL) throws -> FleetScenario {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ScenarioValidationError(file: url.path, issues: [ScenarioIssue(path: "", message: "cannot read the file: \(error.localizedDescription)")])
-        }
-        return try parse(data, file: url.path)
+        try parse(try Scenario.read(url), file: url.path)
     }
 
     public static func parse(_ data: Data, file: String? = nil) throws(ScenarioValidationError) -> FleetScenario {

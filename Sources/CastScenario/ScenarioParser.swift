@@ -5,13 +5,16 @@ import Foundation
 extension Scenario {
     /// Reads and checks a scenario file. Every problem is reported, each with its path.
     public static func load(contentsOf url: URL) throws -> Scenario {
-        let data: Data
+        try parse(try read(url), file: url.path)
+    }
+
+    /// A scenario file's bytes; one that cannot be read is a validation error saying why.
+    static func read(_ url: URL) throws(ScenarioValidationError) -> Data {
         do {
-            data = try Data(contentsOf: url)
+            return try Data(contentsOf: url)
         } catch {
             throw ScenarioValidationError(file: url.path, issues: [ScenarioIssue(path: "", message: "cannot read the file: \(error.localizedDescription)")])
         }
-        return try parse(data, file: url.path)
     }
 
     public static func parse(_ data: Data, file: String? = nil) throws(ScenarioValidationError) -> Scenario {

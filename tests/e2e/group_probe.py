@@ -34,9 +34,23 @@ def emit(**fields: object) -> None:
         print(json.dumps(fields), flush=True)
 
 
-def find(name: str) -> tuple[list[pychromecast.Chromecast], object]:
+def find(group_name: str):  # type: ignore[no-untyped-def]
+    """Every cast pychromecast finds, the group among them, the others, and a
+    MultizoneManager with a listener for each of the others (registered before anything
+    connects: the manager asks for the members when the group's connection comes up)."""
     casts, browser = pychromecast.get_chromecasts(timeout=8)
-    return casts, browser
+    by_name = {cast.cast_info.friendly_name: cast for cast in casts}
+    group = by_name.get(group_name)
+    if group is None:
+        emit(error=f"{group_name} not found among {sorted(by_name)}")
+        sys.exit(1)
+    members = [cast for cast in casts if cast.cast_info.cast_type != "group"]
+    manager = MultizoneManager()
+    listeners = {member.cast_info.friendly_name: MemberListener(member.cast_info.friendly_name) for member in members}
+    for member in members:
+        manager.register_listener(member.uuid, listeners[member.cast_info.friendly_name])
+    manager.add_multizone(group)
+    return group, members, manager, listeners, browser
 
 
 class MemberListener(MultiZoneManagerListener):
@@ -60,19 +74,7 @@ class MemberListener(MultiZoneManagerListener):
 
 
 def play(group_name: str, url: str, seconds: float) -> None:
-    casts, browser = find(group_name)
-    by_name = {cast.cast_info.friendly_name: cast for cast in casts}
-    group = by_name.get(group_name)
-    if group is None:
-        emit(error=f"{group_name} not found among {sorted(by_name)}")
-        return
-    members = [cast for cast in casts if cast.cast_info.cast_type != "group"]
-    manager = MultizoneManager()
-    listeners = {member.cast_info.friendly_name: MemberListener(member.cast_info.friendly_name) for member in members}
-    for member in members:
-        manager.register_listener(member.uuid, listeners[member.cast_info.friendly_name])
-    # Before connecting: the manager asks for the members when the group's connection comes up.
-    manager.add_multizone(group)
+    group, members, manager, listeners, browser = find(group_name)
     for cast in [group, *members]:
         cast.wait(timeout=10)
     deadline = time.time() + seconds
@@ -112,18 +114,8 @@ class ConnectionRecorder(ConnectionStatusListener):
 
 
 def follow(group_name: str, seconds: float) -> None:
-    casts, browser = find(group_name)
-    by_name = {cast.cast_info.friendly_name: cast for cast in casts}
-    group = by_name.get(group_name)
-    if group is None:
-        emit(error=f"{group_name} not found among {sorted(by_name)}")
-        return
-    members = [cast for cast in casts if cast.cast_info.cast_type != "group"]
-    manager = MultizoneManager()
-    for member in members:
-        manager.register_listener(member.uuid, MemberListener(member.cast_info.friendly_name))
+    group, _, _, _, browser = find(group_name)
     group.register_connection_listener(ConnectionRecorder(group))
-    manager.add_multizone(group)
     group.wait(timeout=10)
     emit(event="ready", host=group.cast_info.host, port=group.cast_info.port)
     time.sleep(seconds)

@@ -11,9 +11,13 @@ the test fail with the reason: a discovery test that did not run has not passed.
 
 from __future__ import annotations
 
+import json
 import os
+import queue
 import shutil
 import subprocess
+import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -85,3 +89,44 @@ def create_link(subnet: int = 77) -> Link:
         link.destroy()
         raise
     return link
+
+
+class JsonLines:
+    """A probe running in a namespace that prints JSON lines as things happen; the test
+    takes them in order, and fails with what it did see when the one it waits for never comes."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
+        self.events: queue.Queue = queue.Queue()
+        self.seen: list[dict] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.events.put(json.loads(line))
+        self.events.put(None)
+
+    def wait_for(self, predicate, what: str = "it", timeout: float = 15.0, seen_ok: bool = False) -> dict:  # type: ignore[no-untyped-def]
+        """The next line `predicate` takes; with seen_ok, one seen already will do."""
+        import pytest
+
+        if seen_ok and (earlier := next((event for event in self.seen if predicate(event)), None)):
+            return earlier
+        deadline = time.time() + timeout
+        while (left := deadline - time.time()) > 0:
+            try:
+                event = self.events.get(timeout=left)
+            except queue.Empty:
+                break
+            if event is None:
+                break
+            self.seen.append(event)
+            if predicate(event):
+                return event
+        stderr = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
+        pytest.fail(f"never saw {what}; saw {self.seen}\n{stderr}", pytrace=False)
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait()

@@ -7,11 +7,8 @@ namespace joined to it by a veth pair, and see castsim as they would see a Chrom
 from __future__ import annotations
 
 import json
-import queue
 import subprocess
 import sys
-import threading
-import time
 import uuid as uuidlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +17,7 @@ import pytest
 
 from e2e_harness import REPO_ROOT, CastsimDevice, start_castsim
 from avahi_daemon import AvahiDaemon
-from netns import Link, NamespaceUnavailable, create_link
+from netns import JsonLines, Link, NamespaceUnavailable, create_link
 
 PROBE = Path(__file__).with_name("discovery_probe.py")
 PYTHON = sys.executable
@@ -37,40 +34,12 @@ def link() -> Iterator[Link]:
     made.destroy()
 
 
-class Browser:
+class Browser(JsonLines):
     """discovery_probe.py browse, in the sender namespace, its JSON lines as they come."""
 
     def __init__(self, link: Link, seconds: float, service_type: str = SERVICE) -> None:
-        self.proc = link.popen(link.sender_ns, [PYTHON, str(PROBE), "browse", str(seconds), service_type],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.events: queue.Queue = queue.Queue()
-        self.seen: list[dict] = []
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.events.put(json.loads(line))
-        self.events.put(None)
-
-    def wait_for(self, predicate, timeout: float = 15.0) -> dict:  # type: ignore[no-untyped-def]
-        deadline = time.time() + timeout
-        while (left := deadline - time.time()) > 0:
-            try:
-                event = self.events.get(timeout=left)
-            except queue.Empty:
-                break
-            if event is None:
-                break
-            self.seen.append(event)
-            if predicate(event):
-                return event
-        stderr = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
-        pytest.fail(f"the browser never saw it; it saw {self.seen}\n{stderr}", pytrace=False)
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+        super().__init__(link.popen(link.sender_ns, [PYTHON, str(PROBE), "browse", str(seconds), service_type],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
 
 
 def start_in(link: Link, tmp_path: Path, castsim_bin: Path, *, name: str, model: str = "Chromecast",

@@ -8,11 +8,8 @@ and catt run in the other namespace, as a phone on the same Wi-Fi would.
 from __future__ import annotations
 
 import json
-import queue
 import subprocess
 import sys
-import threading
-import time
 import uuid as uuidlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from e2e_harness import CastsimDevice, start_castsim, wait_until
-from netns import Link, NamespaceUnavailable, create_link
+from netns import JsonLines, Link, NamespaceUnavailable, create_link
 from test_discovery import Browser
 
 PROBE = Path(__file__).with_name("group_probe.py")
@@ -141,43 +138,12 @@ def test_catt_casts_to_the_group_by_name(link: Link, tmp_path: Path, castsim_bin
     assert "Upstairs" in output, output
 
 
-class Follower:
+class Follower(JsonLines):
     """group_probe.py follow, its JSON lines as they come."""
 
     def __init__(self, link: Link, seconds: float) -> None:
-        self.proc = link.popen(link.sender_ns, [PYTHON, str(PROBE), "follow", "Upstairs", str(seconds)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.events: queue.Queue = queue.Queue()
-        self.seen: list[dict] = []
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.events.put(json.loads(line))
-        self.events.put(None)
-
-    def wait_for(self, predicate, what: str, timeout: float = 30.0, seen_ok: bool = False) -> dict:  # type: ignore[no-untyped-def]
-        """The next event `predicate` takes; with seen_ok, one seen already will do."""
-        if seen_ok and (earlier := next((event for event in self.seen if predicate(event)), None)):
-            return earlier
-        deadline = time.time() + timeout
-        while (left := deadline - time.time()) > 0:
-            try:
-                event = self.events.get(timeout=left)
-            except queue.Empty:
-                break
-            if event is None:
-                break
-            self.seen.append(event)
-            if predicate(event):
-                return event
-        stderr = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
-        pytest.fail(f"pychromecast never saw {what}; it saw {self.seen}\n{stderr}", pytrace=False)
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+        super().__init__(link.popen(link.sender_ns, [PYTHON, str(PROBE), "follow", "Upstairs", str(seconds)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
 
 
 def test_a_member_drops_out_and_the_leader_moves_while_pychromecast_is_connected(link: Link, tmp_path: Path,

@@ -15,22 +15,15 @@ extension SimulatedDevice {
 
     mutating func handleMultizoneNamespace(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
         // Malformed payloads and missing requestIds are refused as on the receiver namespace.
-        let header: RequestHeader
-        switch RequestHeader.read(payload) {
+        let request: PlatformRequest
+        switch PlatformRequest.read(envelope, payload: payload, on: connection) {
         case .success(let read):
-            header = read
-        case .failure(let malformed):
-            let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: malformed.requestId ?? 0)
-            rejectMultizoneRequest(malformed.rejection, type: nil, to: requester)
+            request = read
+        case .failure(let refused):
+            rejectMultizoneRequest(refused.rejection, type: refused.type, to: refused.requester)
             return
         }
-        guard let requestId = header.requestId else {
-            let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: 0)
-            rejectMultizoneRequest(.invalidRequest(.invalidCommand, "\(header.type) without an integer requestId"),
-                                   type: header.type, to: requester)
-            return
-        }
-        let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: requestId)
+        let header = request.header, requester = request.requester, requestId = request.requestId
         do {
             switch try MultizoneRequest(header) {
             case .getStatus:

@@ -4,23 +4,15 @@ import CastWire
 
 extension SimulatedDevice {
     mutating func handleReceiverNamespace(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
-        let header: RequestHeader
-        switch RequestHeader.read(payload) {
+        let request: PlatformRequest
+        switch PlatformRequest.read(envelope, payload: payload, on: connection) {
         case .success(let read):
-            header = read
-        case .failure(let malformed):
-            let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: malformed.requestId ?? 0)
-            rejectReceiverRequest(malformed.rejection, type: nil, to: requester)
+            request = read
+        case .failure(let refused):
+            rejectReceiverRequest(refused.rejection, type: refused.type, to: refused.requester)
             return
         }
-        // Open Screen answers INVALID_COMMAND when a request has no requestId.
-        guard let requestId = header.requestId else {
-            let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: 0)
-            rejectReceiverRequest(.invalidRequest(.invalidCommand, "\(header.type) without an integer requestId"),
-                                  type: header.type, to: requester)
-            return
-        }
-        let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: requestId)
+        let header = request.header, requester = request.requester, requestId = request.requestId
         do {
             switch try ReceiverRequest(header) {
             case .getStatus:

@@ -28,6 +28,43 @@ package struct RequestHeader: Sendable {
     package var answerId: Int { requestId ?? 0 }
 }
 
+/// A request to `receiver-0` (receiver and multizone namespaces): its header and who asked.
+package struct PlatformRequest: Sendable {
+    package let header: RequestHeader
+    /// Who asked, with the request's id.
+    package let requester: Requester
+    package var requestId: Int { requester.requestId }
+
+    /// Reads one, or says how to refuse it: a malformed payload, or one without a
+    /// requestId (Open Screen answers INVALID_COMMAND then), is refused to its sender with
+    /// the id it carried (0 without one).
+    package static func read(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID)
+        -> Result<PlatformRequest, RefusedRequest>
+    {
+        switch RequestHeader.read(payload) {
+        case .failure(let malformed):
+            let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: malformed.requestId ?? 0)
+            return .failure(RefusedRequest(rejection: malformed.rejection, type: nil, requester: requester))
+        case .success(let header):
+            guard let requestId = header.requestId else {
+                let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: 0)
+                return .failure(RefusedRequest(rejection: .invalidRequest(.invalidCommand, "\(header.type) without an integer requestId"),
+                                               type: header.type, requester: requester))
+            }
+            return .success(PlatformRequest(
+                header: header, requester: Requester(connection: connection, senderId: envelope.sourceId, requestId: requestId)))
+        }
+    }
+}
+
+/// A request refused before any handler reads it: what to answer, the type it named (if
+/// any), and to whom.
+package struct RefusedRequest: Error, Sendable {
+    package let rejection: RequestRejection
+    package let type: String?
+    package let requester: Requester
+}
+
 /// A payload that is not a request at all: INVALID_REQUEST / INVALID_COMMAND.
 package struct MalformedRequest: Error, Sendable {
     package let requestId: Int?
