@@ -91,6 +91,7 @@ def test_pychromecast_finds_the_household_and_the_group_and_plays_on_it(link: Li
         assert (upstairs["host"], upstairs["port"]) == (KITCHEN, GROUP_PORT)
         assert upstairs["model_name"] == "Google Cast Group"
 
+        browser = Browser(link, seconds=60)
         played = probe(link, PROBE, "play", "Upstairs", "http://media.test/song.mp3", "30")
         group, members = played["group"], played["members"]
         assert group["player_state"] == "PLAYING" and group["app_id"] == "CC1AD845", played
@@ -108,6 +109,13 @@ def test_pychromecast_finds_the_household_and_the_group_and_plays_on_it(link: Li
         assert members["Bedroom"]["media_player_state"] == "UNKNOWN", played
         # MultizoneManager forwards the group's media status to the members' listeners.
         assert "PLAYING" in members["Bedroom"]["group_media_states"], played
+        # mDNS while the group plays: st=1 and rs on the group's record and on its members'.
+        group_hex = group["uuid"].replace("-", "")
+        for instance in (f"Google-Cast-Group-{group_hex}", f"Nest-Audio-{members['Bedroom']['uuid'].replace('-', '')}"):
+            busy = browser.wait_for(lambda e: e["event"] in ("added", "updated") and e["name"] == f"{instance}._googlecast._tcp.local."
+                                    and e.get("txt", {}).get("st") == "1", f"{instance} busy", timeout=20, seen_ok=True)
+            assert busy["txt"]["rs"] == "Default Media Receiver", busy
+        browser.stop()
     finally:
         device.stop()
 
