@@ -46,11 +46,11 @@ public struct CastServiceDescription: Sendable, Equatable {
     }
 
     /// The description of a speaker group `leader` hosts on `port` (never 8009: senders
-    /// tell a group by its port): `md=Google Cast Group`, the leader's `ca` with bit 5 (32)
-    /// set, and its `rm` and `bs`.
-    public static func group(uuid: String, name: String, leader: CastServiceDescription, port: Int) -> CastServiceDescription {
-        var group = CastServiceDescription(uuid: uuid, friendlyName: name, modelName: groupModelName,
-                                           capabilities: leader.capabilities | multizoneGroupBit, port: port)
+    /// tell a group by its port), with the group endpoint's model (`Google Cast Group`) and
+    /// capabilities (the leader's `ca` with the multizone bit), and the leader's `rm` and `bs`.
+    public static func group(uuid: String, name: String, modelName: String, capabilities: Int, leader: CastServiceDescription,
+                             port: Int) -> CastServiceDescription {
+        var group = CastServiceDescription(uuid: uuid, friendlyName: name, modelName: modelName, capabilities: capabilities, port: port)
         group.isGroup = true
         group.hostOverride = leader.hostLabel
         group.rm = leader.rm
@@ -59,11 +59,6 @@ public struct CastServiceDescription: Sendable, Equatable {
         group.cloudDeviceId = dashed
         return group
     }
-
-    /// `md` of every speaker group.
-    public static let groupModelName = "Google Cast Group"
-    /// The `ca` bit of a multizone group.
-    public static let multizoneGroupBit = 32
 
     public static let serviceType = DNSName("_googlecast._tcp.local")
     public static let servicesEnumeration = DNSName("_services._dns-sd._udp.local")

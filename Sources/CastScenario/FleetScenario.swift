@@ -122,7 +122,7 @@ public struct FleetScenario: Sendable {
     }
 
     /// The `groups` section, checked against the devices; and every household step's
-    /// group, which must be declared or created by an earlier step.
+    /// group, which must be declared or created by some step.
     private static func groups(_ json: JSONValue?, devices names: [String], scenarios: [Scenario],
                                issues: inout [ScenarioIssue]) -> [GroupDeclaration] {
         let reader = ScenarioReader()
@@ -144,11 +144,21 @@ public struct FleetScenario: Sendable {
                 }
             }
         }
+        // A group deleted by a step may be made again by another (the steps' order is the
+        // timeline's, which only a run knows); the runtime refuses what clashes then.
+        var deleted = Set<String>()
+        for scenario in scenarios {
+            for step in scenario.timeline {
+                if case .household(.deleteGroup(let name)) = step.action { deleted.insert(name) }
+            }
+        }
         var ports: [Int: String] = [:]
         var uuids: [String: String] = [:]
         for (group, path) in check {
             let repeated = known.contains(group.name)
-            if repeated { issues.append(ScenarioIssue(path: path + ".name", message: "\"\(group.name)\" names another group too")) }
+            if repeated, !deleted.contains(group.name) {
+                issues.append(ScenarioIssue(path: path + ".name", message: "\"\(group.name)\" names another group too"))
+            }
             known.insert(group.name)
             for member in group.members where !names.contains(member) {
                 issues.append(ScenarioIssue(path: path + ".members", message: "\(JSONValue.string(member).jsonText()) is no device; expected some of \(quoted(names))"))
@@ -156,7 +166,7 @@ public struct FleetScenario: Sendable {
             if !group.members.contains(group.leader) {
                 issues.append(ScenarioIssue(path: path + ".leader", message: "\(JSONValue.string(group.leader).jsonText()) is not among its members \(quoted(group.members))"))
             }
-            if let other = ports[group.port] {
+            if let other = ports[group.port], !deleted.contains(other) {
                 issues.append(ScenarioIssue(path: path + ".port", message: "\(group.port) is \(other)'s port too; each group listens on its own"))
             }
             ports[group.port] = group.name

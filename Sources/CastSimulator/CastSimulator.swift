@@ -353,6 +353,18 @@ public final class CastSimulator: Sendable {
                 if !offered.contains(appId) { throw ControlRefusal.noSuchApp(appId, offered: offered) }
             }
             if case .advance = action, runner.clockReading.mode != .manual { throw ControlRefusal.clockNotManual(runner.clockReading.mode) }
+            if case .household(let step) = action {
+                // Done by the household at once, or refused with its reason.
+                guard let household = runner.household else {
+                    throw ControlRefusal.household("this device is in no household (castsim run --devices N, or a scenario with devices)")
+                }
+                do {
+                    try household.perform(step)
+                } catch {
+                    throw ControlRefusal.household("\(error)")
+                }
+                return
+            }
             runner.act(action, json: json)
         }.get()
     }
@@ -559,6 +571,8 @@ public enum ControlRefusal: Error, Sendable, CustomStringConvertible {
     /// A sender endpoint (destination id) with no virtual connection on any connection.
     case noSuchSender(String)
     case clockNotManual(ClockMode)
+    /// A household step that cannot be done now (a group no one made, a leader offline ...).
+    case household(String)
 
     public var description: String {
         switch self {
@@ -567,6 +581,7 @@ public enum ControlRefusal: Error, Sendable, CustomStringConvertible {
         case .noSuchSender(let id): "no sender \(id) is connected (CONNECT); name its connection too (\"to\": ID) to send it anyway"
         case .noSuchApp(let appId, let offered):
             "this device offers no app \(appId); it offers \(offered.joined(separator: ", ")) (a scenario's device.apps)"
+        case .household(let reason): reason
         case .clockNotManual(let mode):
             "the clock is \(mode.name); only a manual clock (--manual-clock, or a scenario's \"clock\": {\"mode\": \"manual\"}) is advanced by hand"
         }

@@ -41,9 +41,13 @@ package final class DeviceRunner {
     /// Hears every typed event of the device after the runner has carried it out (the
     /// advertiser follows apps and advertisement changes this way).
     var eventListeners: [(DeviceEvent) -> Void] = []
-    /// Who carries out the device's household steps (offline, leadGroup ...): the
-    /// household's runtime; nil for a device in none.
-    var householdSteps: ((HouseholdStep) -> Void)?
+    /// The household the device is in (a fleet's), once attached: it carries out the
+    /// device's household steps (offline, leadGroup ...) and hears its events.
+    private(set) var household: DeviceHousehold?
+    /// A fleet's device is in a household from its start; its steps that fire before the
+    /// household is attached (a step at 0 fires as the device starts) wait for it.
+    var joinsHousehold = false
+    private var earlyHouseholdSteps: [HouseholdStep] = []
     /// The control API's subscribers: every event, journal entry, clock move and reset.
     private var subscribers: [Int: (SimulatorNews) -> Void] = [:]
     private var lastSubscriberId = 0
@@ -87,6 +91,7 @@ package final class DeviceRunner {
                                   logger: configuration.logger, outboundQueueLimit: configuration.outboundQueueLimit,
                                   authority: authority, apps: configuration.apps, journalLimit: configuration.journalLimit,
                                   relay: configuration.relay)
+        runner.joinsHousehold = configuration.joinsHousehold
         runner.advanceToNow()
         return runner
     }
@@ -227,6 +232,29 @@ package final class DeviceRunner {
         }
         publish(.reset)
         advanceToNow()
+    }
+
+    /// The device joins `household`: it hears the device's events, and carries out its
+    /// household steps, those that fired before now first.
+    func attach(_ household: DeviceHousehold) {
+        loop.preconditionInEventLoop()
+        self.household = household
+        let early = earlyHouseholdSteps
+        earlyHouseholdSteps = []
+        for step in early {
+            do {
+                try household.perform(step)
+            } catch {
+                logger.warning("\(step) not done: \(error)")
+            }
+        }
+    }
+
+    /// The household is gone (the fleet stops): nothing of it is kept.
+    func detachHousehold() {
+        loop.preconditionInEventLoop()
+        household = nil
+        earlyHouseholdSteps = []
     }
 
     /// Closes every sender connection from the device's side (it moves, or goes offline);
@@ -377,6 +405,7 @@ package final class DeviceRunner {
                 logger.debug("event: \(LogText.escape(event.description, limit: 500))")
                 if case .connectionClosed(let id, .idleTimeout) = event.kind, connections[id] != nil { closing[id] = .idleTimeout }
                 for listener in eventListeners { listener(event) }
+                household?.heard(event)
                 if !subscribers.isEmpty {
                     publishMessages()
                     publish(.event(event))
@@ -401,10 +430,16 @@ package final class DeviceRunner {
             case .clockAdvanced(let time):
                 clock.jump(to: time)
             case .household(let step):
-                if let householdSteps {
-                    householdSteps(step)
+                if let household {
+                    do {
+                        try household.perform(step)
+                    } catch {
+                        logger.warning("\(step) not done: \(error)")
+                    }
+                } else if joinsHousehold {
+                    earlyHouseholdSteps.append(step)
                 } else {
-                    logger.warning("\(step) is for a household (a scenario with devices and groups); this device is in none")
+                    logger.warning("\(step) is for a household (a scenario with devices); this device is in none")
                 }
             }
         }

@@ -46,6 +46,9 @@ public struct SimulatorConfiguration: Sendable {
     /// The speaker groups the device belongs to as things stand, for its eureka_info
     /// (`params=multizone`); a household's runtime answers, asked on each request.
     package var eurekaGroups: @Sendable () async -> [EurekaGroup] = { [] }
+    /// A fleet's device: in a household from its start (its household steps that fire
+    /// before the household is attached wait for it).
+    package var joinsHousehold = false
     /// The apps the device can run (tests register their own).
     package var apps: AppRegistry = .builtIn
     public var logger: Logger

@@ -155,10 +155,12 @@ struct GroupTests {
         _ = try need(fleet.launch(F.group, onGroup))
         var sent = try fleet.change { try $0.deviceWentOffline(F.bedroom) }
         #expect(sent.from(F.group).map(\.json) == [["type": "DEVICE_REMOVED", "requestId": 0, "deviceId": .string(dashed(F.bedroom))]])
+        // Powered off, it lost the stand-in app.
+        #expect(fleet.device(F.device(F.bedroom))?.runningApp?.definition.appId != "705D30C6")
         let devices = fleet.multizoneStatus(F.group, onGroup)?["status"]?["devices"]?.arrayValue?.map { $0["name"] }
         #expect(devices == ["Kitchen", "Den"])
 
-        // Meanwhile it rebooted: idle, at another volume.
+        // Meanwhile it rebooted: idle, at another volume; the group still plays, so it follows again.
         sent = try fleet.change { try $0.deviceCameOnline(F.bedroom, volume: Volume(level: 0.5, muted: false)) }
         let added = try #require(sent.from(F.group).ofType("DEVICE_ADDED").first)
         #expect(added.json["device"] == ["capabilities": 4, "deviceId": .string(dashed(F.bedroom)), "name": "Bedroom",

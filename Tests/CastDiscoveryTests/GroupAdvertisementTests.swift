@@ -7,10 +7,10 @@ struct GroupAdvertisementTests {
                                                capabilities: 198660, appIds: ["CC1AD845"])
     static let groupUUID = "6f1c0e2a9b3d4c5e8f7a1b2c3d4e5f60"
     static var group: CastServiceDescription {
-        .group(uuid: groupUUID, name: "Upstairs", leader: leader, port: 32162)
+        .group(uuid: groupUUID, name: "Upstairs", modelName: "Google Cast Group", capabilities: 198660 | 32, leader: leader, port: 32162)
     }
 
-    @Test("Instance Google-Cast-Group-<hex>, SRV to the leader's host on the group's port, TXT with the dashed id, md, ca | 32; no address or subtype records")
+    @Test("Instance Google-Cast-Group-<hex>, SRV to the leader's host on the group's port, TXT with the dashed id, md, ca, the leader's bs; no address or subtype records")
     func records() {
         let group = Self.group
         let instance = DNSName(labels: ["Google-Cast-Group-\(Self.groupUUID)", "_googlecast", "_tcp", "local"])

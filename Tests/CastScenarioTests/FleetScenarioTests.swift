@@ -160,6 +160,12 @@ struct HouseholdGroupScenarioTests {
             #"timeline[0]: no group "Downstairs"; the groups are "Odd", "Upstairs""#,
             #"timeline[1]: no group "Nowhere"; the groups are "Odd", "Upstairs""#,
         ])
+        // Deleted by one step, made again by another: the same name and port are fine.
+        #expect(FleetScenarioTests.issues(#"""
+            {"name": "h", \#(Self.devices), "groups": [{"name": "Upstairs", "members": ["Kitchen", "Bedroom"], "port": 32100}],
+             "timeline": [{"device": "Kitchen", "at": "1s", "deleteGroup": "Upstairs"},
+                          {"device": "Bedroom", "at": "2s", "createGroup": {"name": "Upstairs", "members": ["Bedroom"], "port": 32100}}]}
+            """#) == [])
         // A one-device scenario has no household.
         #expect(FleetScenarioTests.issues(#"{"name": "x", "groups": [{"name": "G", "members": ["castsim"]}]}"#)
             == ["groups: a scenario with several devices runs as a household (castsim run --scenario), not in one device"])

@@ -1,4 +1,5 @@
 import CastDevice
+import Foundation
 import CastScenario
 import CastSimulator
 import CastSimulatorTesting
@@ -158,8 +159,10 @@ struct HouseholdRuntimeTests {
             try await bedroom.act(.household(.online))
             let added = await sender.waitFor { envelope, json in envelope.namespace == Self.multizone && json["type"] == "DEVICE_ADDED" }
             #expect(added?.1["device"]?["deviceId"]?.stringValue == bedroom.configuration.device.identity.dashedUUID)
-            #expect(try await bedroom.snapshot().isAdvertised)
             #expect(try await Self.accepts(bedroomAddress), "a device back online refuses")
+            // Announced once it listens.
+            for _ in 0..<200 where try await !bedroom.snapshot().isAdvertised { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(try await bedroom.snapshot().isAdvertised)
 
             // Bedroom takes the lead: the group's connections close, its port moves.
             try await bedroom.act(.household(.leadGroup("Upstairs", rename: false)))
@@ -212,6 +215,52 @@ struct HouseholdRuntimeTests {
             #expect(follows != nil, "the kitchen speaker does not follow the new group's session")
             await sender.close()
             await onKitchen.close()
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+    }
+
+    @Test("Steps in quick succession end as the last says: offline then online accepts; two leader moves end at the second; a step at 0 waits for the household")
+    func quickSuccession() async throws {
+        var (configurations, upstairs) = try Self.household(groupPort: 32_705)
+        // The TV drops out at once: the step fires as the device starts, before the household is there.
+        let tv = DeviceIdentity.derivedUUID(for: "TV")
+        let device = configurations[2].device
+        configurations[2].scenario = try Scenario.parse(Data(#"{"name": "tv", "timeline": [{"at": "0s", "offline": true}]}"#.utf8))
+        configurations[2].device = device
+        let fleet = try await CastFleet.start(configurations, groups: [upstairs])
+        do {
+            let kitchen = fleet.devices[0], bedroom = fleet.devices[1]
+            #expect(fleet.devices[2].configuration.device.identity.uuid == tv)
+            #expect(try await fleet.devices[2].snapshot().isAdvertised == false, "the step at 0 was lost")
+            #expect(try await Self.refuses(fleet.devices[2].castAddress))
+
+            let address = bedroom.castAddress
+            try await bedroom.act(.household(.offline))
+            try await bedroom.act(.household(.online))
+            #expect(try await Self.accepts(address), "offline then online at once: the device refuses")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await Self.accepts(address), "the offline step's close came last")
+            for _ in 0..<200 where try await !bedroom.snapshot().isAdvertised { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(try await bedroom.snapshot().isAdvertised)
+
+            _ = try await Self.groupEndpoint(fleet)
+            try await bedroom.act(.household(.leadGroup("Upstairs", rename: false)))
+            try await kitchen.act(.household(.leadGroup("Upstairs", rename: false)))
+            let group = try await Self.groupEndpoint(fleet, at: "127.0.0.31")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(group.castAddress.ipAddress == "127.0.0.31")
+            #expect(try await Self.accepts(try SocketAddress(ipAddress: "127.0.0.31", port: 32_705)))
+            #expect(try await Self.refuses(try SocketAddress(ipAddress: "127.0.0.32", port: 32_705)))
+
+            // What cannot be done is refused with the reason, and nothing is done.
+            await #expect(throws: ControlRefusal.self) { try await bedroom.act(.household(.online)) }
+            let refusal = await #expect(throws: ControlRefusal.self) { try await kitchen.act(.household(.deleteGroup("Downstairs"))) }
+            #expect(refusal?.description == #"no group "Downstairs"; the groups are "Upstairs""#)
+            let groupStep = await #expect(throws: ControlRefusal.self) { try await group.act(.household(.offline)) }
+            #expect(groupStep?.description.contains("name one of its members") == true)
         } catch {
             await fleet.stop()
             throw error

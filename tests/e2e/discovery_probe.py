@@ -7,6 +7,8 @@ Each command prints JSON lines on standard output:
                        addresses and TXT), as they happen, for SECONDS
   chromecasts SECONDS  pychromecast.get_chromecasts(): one line with every device found
   play NAME URL        find NAME with pychromecast, play URL on it, wait for PLAYING
+  multizone HOST       pychromecast.dial.get_multizone_status(HOST): the groups HOST's
+                       eureka_info (HTTPS 8443) lists, with where pychromecast would find them
 """
 
 from __future__ import annotations
@@ -99,6 +101,17 @@ def play(name: str, url: str) -> None:
     browser.stop_discovery()
 
 
+def multizone(host: str) -> None:
+    from pychromecast import dial
+
+    status = dial.get_multizone_status(host, timeout=10)
+    if status is None:
+        emit(error=f"no multizone status from {host}")
+        return
+    emit(groups=[{"name": group.friendly_name, "uuid": str(group.uuid), "host": group.host, "port": group.port}
+                 for group in status.groups], dynamic_groups=len(status.dynamic_groups))
+
+
 if __name__ == "__main__":
     command, *arguments = sys.argv[1:]
     if command == "browse":
@@ -107,5 +120,7 @@ if __name__ == "__main__":
         chromecasts(float(arguments[0]))
     elif command == "play":
         play(arguments[0], arguments[1])
+    elif command == "multizone":
+        multizone(arguments[0])
     else:
         sys.exit(f"unknown command {command}")

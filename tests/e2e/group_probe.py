@@ -19,6 +19,7 @@ import time
 from uuid import UUID
 
 import pychromecast
+from pychromecast.controllers import BaseController
 from pychromecast.controllers.multizone import MultizoneManager, MultiZoneManagerListener
 from pychromecast.controllers.receiver import CastStatusListener
 from pychromecast.socket_client import ConnectionStatusListener
@@ -103,6 +104,17 @@ def play(group_name: str, url: str, seconds: float) -> None:
     browser.stop_discovery()
 
 
+class MultizoneMessages(BaseController):
+    """Every message of the multizone namespace, as it came (beside MultizoneManager's own handler)."""
+
+    def __init__(self) -> None:
+        super().__init__("urn:x-cast:com.google.cast.multizone", target_platform=True)
+
+    def receive_message(self, message, data: dict) -> bool:  # type: ignore[no-untyped-def]
+        emit(event="multizone", type=data.get("type"), deviceId=data.get("deviceId") or (data.get("device") or {}).get("deviceId"))
+        return False
+
+
 class ConnectionRecorder(ConnectionStatusListener):
     def __init__(self, cast: pychromecast.Chromecast) -> None:
         self.cast = cast
@@ -116,6 +128,7 @@ class ConnectionRecorder(ConnectionStatusListener):
 def follow(group_name: str, seconds: float) -> None:
     group, _, _, _, browser = find(group_name)
     group.register_connection_listener(ConnectionRecorder(group))
+    group.register_handler(MultizoneMessages())
     group.wait(timeout=10)
     emit(event="ready", host=group.cast_info.host, port=group.cast_info.port)
     time.sleep(seconds)

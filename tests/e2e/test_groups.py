@@ -165,11 +165,17 @@ def test_a_member_drops_out_and_the_leader_moves_while_pychromecast_is_connected
         follower.wait_for(lambda e: e.get("event") == "member_added" and e["member"] == "Bedroom", "Bedroom in the group",
                           seen_ok=True)
 
-        # Bedroom drops out: DEVICE_REMOVED; back: DEVICE_ADDED.
+        # Bedroom drops out: DEVICE_REMOVED with its dashed id, and MultizoneManager drops it;
+        # back: DEVICE_ADDED, and it is a member again.
+        bedroom = uuid_of(device, link, castsim_bin, "Bedroom")
         ctl(link, castsim_bin, device, "--device", "Bedroom", "act", '{"offline": true}')
-        follower.wait_for(lambda e: e.get("event") == "member_removed" and e["member"] == "Bedroom", "Bedroom leaving")
+        follower.wait_for(lambda e: e.get("event") == "multizone" and e["type"] == "DEVICE_REMOVED" and e["deviceId"] == bedroom,
+                          "DEVICE_REMOVED for Bedroom")
+        follower.wait_for(lambda e: e.get("event") == "member_removed" and e["member"] == "Bedroom", "Bedroom leaving", seen_ok=True)
         ctl(link, castsim_bin, device, "--device", "Bedroom", "act", '{"online": true}')
-        follower.wait_for(lambda e: e.get("event") == "member_added" and e["member"] == "Bedroom", "Bedroom back")
+        follower.wait_for(lambda e: e.get("event") == "multizone" and e["type"] == "DEVICE_ADDED" and e["deviceId"] == bedroom,
+                          "DEVICE_ADDED for Bedroom")
+        follower.wait_for(lambda e: e.get("event") == "member_added" and e["member"] == "Bedroom", "Bedroom back", seen_ok=True)
 
         # Bedroom takes the lead: the group is announced from Bedroom's address on the same
         # port, the old address refuses; pychromecast resolves the group again and reconnects.
@@ -189,9 +195,15 @@ def test_a_member_drops_out_and_the_leader_moves_while_pychromecast_is_connected
         assert announced["txt"]["id"] == str(uuidlib.UUID(group_hex)) and announced["txt"]["md"] == "Google Cast Group"
         assert any(e["event"] == "removed" and e["name"] == old_name for e in browser.seen) or \
             browser.wait_for(lambda e: e["event"] == "removed" and e["name"] == old_name)
-        # The members' eureka_info agree.
-        groups = ctl(link, castsim_bin, device, "--device", "Upstairs", "state")
-        assert groups["device"]["name"] == "Upstairs"
+        # The members' eureka_info (over HTTPS, as pychromecast reads it) agree: Bedroom leads
+        # ("self", the group's port), Kitchen points at Bedroom; and the old address refuses.
+        assert probe(link, DISCOVERY_PROBE, "multizone", BEDROOM)["groups"] == [
+            {"name": "Upstairs", "uuid": str(uuidlib.UUID(group_hex)), "host": BEDROOM, "port": GROUP_PORT}]
+        kitchen_view = probe(link, DISCOVERY_PROBE, "multizone", KITCHEN)["groups"]
+        assert [(g["name"], g["host"]) for g in kitchen_view] == [("Upstairs", BEDROOM)], kitchen_view
+        refused = link.run(link.sender_ns, [PYTHON, "-c", f"import socket; socket.create_connection(('{KITCHEN}', {GROUP_PORT}), 5)"],
+                           capture_output=True, text=True)
+        assert refused.returncode != 0 and "Connection refused" in refused.stderr, refused
     finally:
         browser.stop()
         follower.stop()

@@ -64,8 +64,10 @@ public struct DeviceIdentity: Sendable, Equatable, Codable {
         return hex
     }
 
-    static func dashed(_ hex: String) -> String {
+    /// 32 hex digits with the usual dashes (8-4-4-4-12); anything else as it is.
+    package static func dashed(_ hex: String) -> String {
         let chars = Array(hex)
+        guard chars.count == 32 else { return hex }
         var parts: [String] = []
         var start = 0
         for length in [8, 4, 4, 4, 12] {

@@ -120,8 +120,13 @@ package struct Household: Sendable {
         let id = try existingDevice(uuid)
         guard devices[id]!.isOnline else { return [] }
         devices[id]!.isOnline = false
-        devices[id]!.following = nil
         var actions: [HouseholdAction] = []
+        if let followed = devices[id]!.following {
+            // Powered off, it loses the group's stand-in app: back online, it is idle
+            // until its group (if it still plays) takes it back.
+            actions.append(.multizone(.stopFollowing(groupId: followed), to: .device(id)))
+        }
+        devices[id]!.following = nil
         for groupId in groupIds(containing: id) where groups[groupId]!.isEndpointRunning {
             let group = groups[groupId]!
             if group.leaderId == id {

@@ -39,6 +39,7 @@ public final class CastFleet: Sendable {
         let groupEndpoints = NIOLockedValueBox<[String: CastSimulator]>([:])
         let configurations = requested.map { configuration in
             var configuration = configuration
+            configuration.joinsHousehold = true
             let id = configuration.device.identity.uuid
             configuration.eurekaGroups = {
                 guard let runtime = household.withLockedValue({ $0 }) else { return [] }
@@ -81,9 +82,8 @@ public final class CastFleet: Sendable {
 
     /// Stops every group endpoint and device, then their loop.
     public func stop() async {
-        if let household {
-            let stops = (try? await household.eventLoop.submit { household.value.stop() }.get()) ?? []
-            for stop in stops { await stop() }
+        if let household, let stopGroups = try? await household.eventLoop.submit({ household.value.stop() }).get() {
+            await stopGroups()
         }
         await withTaskGroup(of: Void.self) { tasks in
             for device in devices { tasks.addTask { await device.stop() } }

@@ -32,14 +32,26 @@ final class HouseholdRuntime {
     private var events = CircularBuffer<(DeviceEvent, HouseholdEndpoint)>()
     private var draining = false
     private var stopping = false
+    /// Each simulator's listener changes (offline, online, a group moving), one after the
+    /// other: a close and a bind of the same port must not race.
+    private var listenerWork: [ObjectIdentifier: Task<Void, Never>] = [:]
+    /// Starts, moves and advertisements in flight, for ``stop()`` to wait for.
+    private var inFlight: [Int: Task<Void, Never>] = [:]
+    private var lastTask = 0
+    /// Each group endpoint's start is numbered: a completion of an older one is stale.
+    private var lastGeneration = 0
     /// The running group endpoints (for the control API), updated as they come and go.
     private let endpoints: NIOLockedValueBox<[String: CastSimulator]>
 
     /// A group's endpoint: starting (no simulator yet), running, or moving.
     private struct GroupEndpoint {
         var simulator: CastSimulator?
-        /// The address it listens at, or is starting or moving to.
-        var host: String
+        /// Which start this is (a group stopped and started again is a new one).
+        let generation: Int
+        /// The address it listens at, or is starting at.
+        var listeningHost: String
+        /// Where it should listen: its leader's address, changed by a move.
+        var wantedHost: String
         var port: Int
         /// Inputs that came while it was starting.
         var waiting: [HouseholdAction] = []
@@ -75,14 +87,17 @@ final class HouseholdRuntime {
             let runtime = HouseholdRuntime(loop: loop, group: group, template: template, devices: devices, endpoints: endpoints)
             let bound = NIOLoopBound(runtime, eventLoop: loop)
             for simulator in simulators {
-                let id = simulator.configuration.device.identity.uuid
                 runtime.household.addDevice(simulator.configuration.device)
-                let runner = simulator.runner.value
-                runner.eventListeners.append { event in bound.value.heard(event, from: .device(id)) }
-                runner.householdSteps = { step in bound.value.perform(step, by: id) }
             }
             for declaration in declarations {
                 try runtime.create(declaration, leader: declaration.leader)
+            }
+            // Last: steps that fired while the devices started run now, with the groups there.
+            for simulator in simulators {
+                let id = simulator.configuration.device.identity.uuid
+                simulator.runner.value.attach(DeviceHousehold(
+                    heard: { event in bound.value.heard(event, from: .device(id)) },
+                    perform: { step throws(HouseholdRefusal) in try bound.value.perform(step, by: id) }))
             }
             return bound
         }.get()
@@ -90,61 +105,113 @@ final class HouseholdRuntime {
 
     // MARK: What the scenario and the control API do
 
-    /// A household step of the device `deviceId`'s timeline (or its control API's `act`).
-    private func perform(_ step: HouseholdStep, by deviceId: String) {
-        let name = devices[deviceId]?.configuration.device.identity.friendlyName ?? deviceId
-        do throws(HouseholdError) {
-            switch step {
-            case .offline:
-                guard household.devices[deviceId]?.isOnline == true, let simulator = devices[deviceId] else { return }
-                logger.notice("\(name) goes offline")
-                // As if powered off: out of discovery, its connections gone, its Cast port refusing.
-                simulator.runner.value.apply(.advertise(.withdraw))
-                simulator.runner.value.closeEveryConnection(because: "the device went offline")
-                Task { await simulator.stopListening() }
-                carryOut(try household.deviceWentOffline(deviceId))
-            case .online:
-                guard household.devices[deviceId]?.isOnline == false, let simulator = devices[deviceId] else { return }
-                logger.notice("\(name) is back online")
-                let logger = self.logger
-                Task {
-                    do {
-                        _ = try await simulator.moveCastPort(to: simulator.configuration.host)
-                    } catch {
-                        logger.error("\(name) cannot listen again: \(error)")
-                    }
-                }
-                simulator.runner.value.apply(.advertise(.restore(host: nil, port: nil)))
-                carryOut(try household.deviceCameOnline(deviceId))
-            case .leadGroup(let groupName, let rename):
-                guard let groupId = groupIds[groupName] else { throw .unknownGroup(groupName) }
-                logger.notice("\(name) takes over the lead of group \"\(groupName)\"\(rename ? " (announced as -1)" : "")")
-                if rename { groupEndpoints[groupId]?.renamed = true }
-                carryOut(try household.moveLeader(of: groupId, to: deviceId))
-            case .createGroup(let declaration):
-                try create(declaration, leader: name)
-            case .deleteGroup(let groupName):
-                guard let groupId = groupIds[groupName] else { throw .unknownGroup(groupName) }
-                logger.notice("group \"\(groupName)\" deleted")
-                groupIds[groupName] = nil
-                carryOut(try household.deleteGroup(groupId))
+    /// A household step of the device `deviceId`'s timeline (or its control API's `act`);
+    /// refused, with nothing done, when it cannot be done now.
+    private func perform(_ step: HouseholdStep, by deviceId: String) throws(HouseholdRefusal) {
+        guard !stopping, let simulator = devices[deviceId], let state = household.devices[deviceId] else {
+            throw HouseholdRefusal("the household is stopping")
+        }
+        let name = simulator.configuration.device.identity.friendlyName
+        func attempt(_ change: () throws(HouseholdError) -> [HouseholdAction]) throws(HouseholdRefusal) -> [HouseholdAction] {
+            do {
+                return try change()
+            } catch {
+                throw HouseholdRefusal(error.description)
             }
-        } catch {
-            logger.warning("\(name): \(step) not done: \(error)")
+        }
+        switch step {
+        case .offline:
+            guard state.isOnline else { throw HouseholdRefusal("\(name) is offline already") }
+            let actions = try attempt { () throws(HouseholdError) in try household.deviceWentOffline(deviceId) }
+            logger.notice("\(name) goes offline")
+            // As if powered off: out of discovery, its connections gone, its Cast port refusing.
+            simulator.runner.value.apply(.advertise(.withdraw))
+            simulator.runner.value.closeEveryConnection(because: "the device went offline")
+            serialize(simulator) { await simulator.stopListening() }
+            carryOut(actions)
+        case .online:
+            guard !state.isOnline else { throw HouseholdRefusal("\(name) is online already") }
+            let actions = try attempt { () throws(HouseholdError) in try household.deviceCameOnline(deviceId) }
+            logger.notice("\(name) is back online")
+            let logger = self.logger
+            let loop = self.loop
+            let runner = simulator.runner
+            serialize(simulator) {
+                do {
+                    _ = try await simulator.moveCastPort(to: simulator.configuration.host)
+                } catch {
+                    logger.error("\(name) cannot listen again: \(error)")
+                }
+                // Announced once it listens.
+                try? await loop.submit { runner.value.apply(.advertise(.restore(host: nil, port: nil))) }.get()
+            }
+            carryOut(actions)
+        case .leadGroup(let groupName, let rename):
+            guard let groupId = groupIds[groupName] else { throw HouseholdRefusal("no group \"\(groupName)\"; the groups are \(groupNames)") }
+            let actions = try attempt { () throws(HouseholdError) in try household.moveLeader(of: groupId, to: deviceId) }
+            logger.notice("\(name) takes over the lead of group \"\(groupName)\"\(rename ? " (announced as -1)" : "")")
+            if rename { groupEndpoints[groupId]?.renamed = true }
+            carryOut(actions)
+        case .createGroup(let declaration):
+            try create(declaration, leader: name)
+        case .deleteGroup(let groupName):
+            guard let groupId = groupIds[groupName] else { throw HouseholdRefusal("no group \"\(groupName)\"; the groups are \(groupNames)") }
+            let actions = try attempt { () throws(HouseholdError) in try household.deleteGroup(groupId) }
+            logger.notice("group \"\(groupName)\" deleted")
+            groupIds[groupName] = nil
+            carryOut(actions)
         }
     }
 
-    private func create(_ declaration: GroupDeclaration, leader: String) throws(HouseholdError) {
-        func id(_ name: String) throws(HouseholdError) -> String {
-            guard let id = deviceIds[name] else { throw .unknownDevice(name) }
+    private var groupNames: String {
+        groupIds.isEmpty ? "none" : groupIds.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+    }
+
+    private func create(_ declaration: GroupDeclaration, leader: String) throws(HouseholdRefusal) {
+        func id(_ name: String) throws(HouseholdRefusal) -> String {
+            guard let id = deviceIds[name] else { throw HouseholdRefusal("no device \"\(name)\" in the household") }
             return id
+        }
+        guard groupIds[declaration.name] == nil else { throw HouseholdRefusal("a group \"\(declaration.name)\" exists already") }
+        if let other = household.groups.values.first(where: { $0.port == declaration.port }) {
+            throw HouseholdRefusal("port \(declaration.port) is group \"\(other.name)\"'s already")
         }
         var members: [String] = []
         for member in declaration.members { members.append(try id(member)) }
+        let leaderId = try id(leader)
+        let actions: [HouseholdAction]
+        do {
+            actions = try household.createGroup(uuid: declaration.uuid, name: declaration.name, members: members, leader: leaderId,
+                                                port: declaration.port)
+        } catch {
+            throw HouseholdRefusal(error.description)
+        }
         logger.notice("group \"\(declaration.name)\" (\(declaration.members.joined(separator: ", "))) on port \(declaration.port), led by \(leader)")
         groupIds[declaration.name] = declaration.uuid
-        carryOut(try household.createGroup(uuid: declaration.uuid, name: declaration.name, members: members, leader: try id(leader),
-                                           port: declaration.port))
+        carryOut(actions)
+    }
+
+    /// Runs `work` on `simulator`'s listeners after what was asked of them before.
+    private func serialize(_ simulator: CastSimulator, _ work: @escaping @Sendable () async -> Void) {
+        let key = ObjectIdentifier(simulator)
+        let previous = listenerWork[key]
+        let task = track { await previous?.value; await work() }
+        listenerWork[key] = task
+    }
+
+    /// Starts `work`, kept until it ends so that ``stop()`` can wait for it.
+    @discardableResult
+    private func track(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        lastTask += 1
+        let number = lastTask
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let loop = self.loop
+        let task = Task {
+            await work()
+            loop.execute { _ = bound.value.inFlight.removeValue(forKey: number) }
+        }
+        inFlight[number] = task
+        return task
     }
 
     // MARK: Events through the household
@@ -201,7 +268,9 @@ final class HouseholdRuntime {
     private func startEndpoint(_ groupId: String, leaderId: String, port: Int, configuration device: DeviceConfiguration) {
         guard !stopping else { return }
         let host = host(of: leaderId)
-        groupEndpoints[groupId] = GroupEndpoint(simulator: nil, host: host, port: port,
+        lastGeneration += 1
+        let generation = lastGeneration
+        groupEndpoints[groupId] = GroupEndpoint(simulator: nil, generation: generation, listeningHost: host, wantedHost: host, port: port,
                                                 renamed: groupEndpoints[groupId]?.renamed ?? false)
         var configuration = template
         configuration.scenario = .plain(device, name: device.identity.friendlyName)
@@ -215,31 +284,39 @@ final class HouseholdRuntime {
         let bound = NIOLoopBound(self, eventLoop: loop)
         let group = self.group
         let loop = self.loop
-        Task {
+        let startWith = configuration
+        track {
             let started: Result<CastSimulator, any Error>
             do {
-                started = .success(try await CastSimulator.start(configuration, sharing: group))
+                started = .success(try await CastSimulator.start(startWith, sharing: group))
             } catch {
                 started = .failure(error)
             }
-            loop.execute { bound.value.endpointStarted(groupId, started) }
+            loop.execute { bound.value.endpointStarted(groupId, generation: generation, started) }
         }
     }
 
-    private func endpointStarted(_ groupId: String, _ result: Result<CastSimulator, any Error>) {
+    private func endpointStarted(_ groupId: String, generation: Int, _ result: Result<CastSimulator, any Error>) {
+        let current = groupEndpoints[groupId]?.generation == generation
         switch result {
         case .failure(let error):
+            // The household still thinks it runs: its members' eureka_info list a port
+            // nobody listens on, as a real group with a failing leader would.
             logger.error("group \(groupId): its endpoint did not start: \(error)")
-            groupEndpoints[groupId] = nil
+            if current { groupEndpoints[groupId] = nil }
         case .success(let simulator):
-            guard groupEndpoints[groupId] != nil, groupEndpoints[groupId]!.stopRequested == false, !stopping else {
-                Task { await simulator.stop() }
-                groupEndpoints[groupId] = nil
+            guard current, groupEndpoints[groupId]!.stopRequested == false, !stopping else {
+                if current { groupEndpoints[groupId] = nil }
+                track { await simulator.stop() }
                 return
             }
             let bound = NIOLoopBound(self, eventLoop: loop)
             let runner = simulator.runner.value
-            runner.eventListeners.append { event in bound.value.heard(event, from: .group(groupId)) }
+            runner.attach(DeviceHousehold(
+                heard: { event in bound.value.groupEndpointHeard(event, groupId: groupId, generation: generation) },
+                perform: { _ throws(HouseholdRefusal) in
+                    throw HouseholdRefusal("a speaker group's endpoint takes no household steps; name one of its members")
+                }))
             groupEndpoints[groupId]!.simulator = simulator
             endpoints.withLockedValue { $0[groupId] = simulator }
             logger.info("group \"\(simulator.configuration.device.identity.friendlyName)\" listens on \(simulator.castAddress.hostAndPort)")
@@ -247,12 +324,22 @@ final class HouseholdRuntime {
             groupEndpoints[groupId]!.waiting = []
             for action in waiting { apply(action, to: runner) }
             // The leader may have moved while the endpoint started.
-            if let leader = household.groups[groupId]?.leaderId, host(of: leader) != groupEndpoints[groupId]!.host {
-                moveEndpoint(groupId, to: leader)
+            let endpoint = groupEndpoints[groupId]!
+            if endpoint.wantedHost != endpoint.listeningHost {
+                moveEndpoint(groupId, toHost: endpoint.wantedHost)
             } else {
                 advertise(groupId)
             }
         }
+    }
+
+    /// A group endpoint's event: to the household, and to its advertisement (`st`, `rs`).
+    private func groupEndpointHeard(_ event: DeviceEvent, groupId: String, generation: Int) {
+        guard let endpoint = groupEndpoints[groupId], endpoint.generation == generation else { return }
+        if let advertiser = endpoint.advertiser, let runner = endpoint.simulator?.runner {
+            advertiser.deviceEvent(event, snapshot: { runner.value.snapshot })
+        }
+        heard(event, from: .group(groupId))
     }
 
     private func stopEndpoint(_ groupId: String) {
@@ -263,26 +350,33 @@ final class HouseholdRuntime {
         }
         groupEndpoints[groupId] = nil
         endpoints.withLockedValue { _ = $0.removeValue(forKey: groupId) }
+        simulator.runner.value.detachHousehold()
         logger.info("group \"\(simulator.configuration.device.identity.friendlyName)\" stops listening on \(simulator.castAddress.hostAndPort)")
-        Task {
+        serialize(simulator) {
             await endpoint.advertiser?.shutDown()
             await simulator.stop()
         }
     }
 
-    /// The group's endpoint moves to the leader's address, same port: its connections close,
-    /// the old address refuses, the group is announced from the new leader.
+    /// The group's endpoint moves to `host` (its new leader's), same port: its connections
+    /// close, the old address refuses, the group is announced from the new leader.
     private func moveEndpoint(_ groupId: String, to leaderId: String) {
+        moveEndpoint(groupId, toHost: host(of: leaderId))
+    }
+
+    private func moveEndpoint(_ groupId: String, toHost host: String) {
         guard let endpoint = groupEndpoints[groupId] else { return }
-        let host = host(of: leaderId)
-        groupEndpoints[groupId]!.host = host
-        guard let simulator = endpoint.simulator else { return }  // endpointStarted moves it
+        groupEndpoints[groupId]!.wantedHost = host
+        // Starting: endpointStarted moves it once it is up.
+        guard let simulator = endpoint.simulator, host != endpoint.listeningHost else { return }
+        groupEndpoints[groupId]!.listeningHost = host
         let old = endpoint.advertiser
         groupEndpoints[groupId]!.advertiser = nil
         let bound = NIOLoopBound(self, eventLoop: loop)
         let loop = self.loop
         let logger = self.logger
-        Task {
+        let generation = endpoint.generation
+        serialize(simulator) {
             // The old leader says goodbye for the group before the new one announces it.
             await old?.shutDown()
             do {
@@ -290,8 +384,13 @@ final class HouseholdRuntime {
                 logger.notice("group \"\(simulator.configuration.device.identity.friendlyName)\" moved to \(address.hostAndPort)")
             } catch {
                 logger.error("group \(groupId): cannot move to \(host): \(error)")
+                return
             }
-            loop.execute { bound.value.advertise(groupId) }
+            loop.execute {
+                guard bound.value.groupEndpoints[groupId]?.generation == generation,
+                      bound.value.groupEndpoints[groupId]?.listeningHost == host else { return }
+                bound.value.advertise(groupId)
+            }
         }
     }
 
@@ -303,41 +402,40 @@ final class HouseholdRuntime {
         switch template.discovery {
         case .off: return
         case .builtin(let names): interfaces = names
-        case .avahi(let names):
+        case .avahi:
             // The Avahi backend publishes one service per device; groups need the built-in responder.
             logger.warning("group \"\(group.name)\" is not advertised: --mdns avahi publishes devices only; use --mdns builtin for groups")
-            _ = names
             return
         }
-        if interfaces.isEmpty, SocketAddress.isLoopback(host: endpoint.host) { return }
+        if interfaces.isEmpty, SocketAddress.isLoopback(host: endpoint.listeningHost) { return }
+        let identity = simulator.configuration.device.identity
         var description = CastServiceDescription.group(
-            uuid: groupId, name: group.name, leader: CastServiceDescription(leader.configuration.device, port: leader.castAddress.port ?? 8009),
-            port: endpoint.port)
+            uuid: groupId, name: group.name, modelName: identity.modelName, capabilities: identity.capabilityBits,
+            leader: CastServiceDescription(leader.configuration.device, port: leader.castAddress.port ?? 8009), port: endpoint.port)
+            // What it plays now (after a move, while the group plays: st=1).
+            .following(simulator.runner.value.snapshot.runningApp)
         if endpoint.renamed { description.instanceOverride = description.instanceLabel + "-1" }
+        let announced = description
         let bound = NIOLoopBound(self, eventLoop: loop)
         let loop = self.loop
         let logger = self.logger
-        let host = endpoint.host
-        let runner = simulator.runner
-        Task {
+        let host = endpoint.listeningHost
+        let generation = endpoint.generation
+        track {
             do {
-                let advertiser = try await Advertiser.start(interfaceNames: interfaces, host: host, description: description,
+                let advertiser = try await Advertiser.start(interfaceNames: interfaces, host: host, description: announced,
                                                             loop: loop, logger: logger)
                 loop.execute {
                     let runtime = bound.value
-                    guard runtime.groupEndpoints[groupId]?.simulator === simulator, !runtime.stopping else {
-                        Task { try? await advertiser.eventLoop.flatSubmit { advertiser.value.shutDown() }.get() }
+                    guard let current = runtime.groupEndpoints[groupId], current.generation == generation, current.listeningHost == host,
+                          current.advertiser == nil, !runtime.stopping else {
+                        runtime.track { try? await advertiser.eventLoop.flatSubmit { advertiser.value.shutDown() }.get() }
                         return
                     }
                     runtime.groupEndpoints[groupId]!.advertiser = .builtin(advertiser)
-                    // `st` and `rs` follow the group's session.
-                    runner.value.eventListeners.append { event in
-                        guard bound.value.groupEndpoints[groupId]?.simulator === simulator else { return }
-                        advertiser.value.deviceEvent(event, snapshot: { runner.value.snapshot })
-                    }
                 }
             } catch {
-                logger.error("group \"\(description.friendlyName)\" is not advertised: \(error)")
+                logger.error("group \"\(announced.friendlyName)\" is not advertised: \(error)")
             }
         }
     }
@@ -355,21 +453,29 @@ final class HouseholdRuntime {
         }
     }
 
-    /// Stops every group endpoint; the devices are the fleet's to stop.
-    func stop() -> [@Sendable () async -> Void] {
+    /// Stops every group endpoint once what is in flight has ended, and lets go of the
+    /// devices; the devices are the fleet's to stop.
+    func stop() -> @Sendable () async -> Void {
         stopping = true
+        for simulator in devices.values { simulator.runner.value.detachHousehold() }
         var stops: [@Sendable () async -> Void] = []
         for endpoint in groupEndpoints.values {
+            guard let simulator = endpoint.simulator else { continue }
+            simulator.runner.value.detachHousehold()
             let advertiser = endpoint.advertiser
-            if let simulator = endpoint.simulator {
-                stops.append {
-                    await advertiser?.shutDown()
-                    await simulator.stop()
-                }
+            stops.append {
+                await advertiser?.shutDown()
+                await simulator.stop()
             }
         }
         groupEndpoints.removeAll()
         endpoints.withLockedValue { $0.removeAll() }
-        return stops
+        let pending = Array(inFlight.values)
+        let groupStops = stops
+        return {
+            // A start in flight stops what it started itself (`stopping`).
+            for task in pending { await task.value }
+            for stop in groupStops { await stop() }
+        }
     }
 }

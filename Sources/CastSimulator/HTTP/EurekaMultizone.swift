@@ -1,3 +1,4 @@
+import CastDevice
 import CastWire
 
 /// One speaker group a device belongs to, as its `/setup/eureka_info?params=multizone`
@@ -36,15 +37,9 @@ package struct EurekaGroup: Sendable, Equatable {
         case .other(let host): electedLeader = "\(host.contains(":") ? "[\(host)]" : host):\(castPort)"
         }
         return [
-            "name": .string(name), "uuid": .string(EurekaGroup.dashed(uuid)), "elected_leader": .string(electedLeader),
+            "name": .string(name), "uuid": .string(DeviceIdentity.dashed(uuid)), "elected_leader": .string(electedLeader),
             "cast_port": .number(Double(castPort)), "multichannel_group": false, "stereo_balance": 0,
         ]
-    }
-
-    static func dashed(_ hex: String) -> String {
-        let characters = Array(hex)
-        guard characters.count == 32 else { return hex }
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 
     /// The `multizone` section: static groups in `groups`; castsim makes no dynamic ones.
