@@ -37,6 +37,10 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     /// The TLS certificate each connection was presented, when the runtime said (it is
     /// renewed on a long-running device, so connections differ).
     var tlsCertificates: [ConnectionID: Data] = [:]
+    /// The device's own entry in multizone messages, but its volume: made once, since a
+    /// DEVICE_UPDATED about itself follows every volume change (normalizing and dashing
+    /// the UUID each time was most of that message's cost).
+    let ownMultizoneEntry: [String: JSONValue]
     /// Speaker groups: a group endpoint's members, the group session a member mirrors.
     var multizone = MultizoneState()
 
@@ -50,6 +54,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
                                             idleTimeout: configuration.idleTimeout)
         self.volume = Volume(level: configuration.initialVolume.clamped(to: 0...1), muted: configuration.initiallyMuted)
         self.deviceAuthMode = configuration.deviceAuth
+        ownMultizoneEntry = MultizoneMember(identity: configuration.identity, volume: Volume(level: 0, muted: false)).entryWithoutVolume
         var seed: UInt64 = 0xC457_5117
         for byte in configuration.identity.uuid.utf8 { seed = (seed &* 31) &+ UInt64(byte) }
         self.ids = IdentifierGenerator(seed: seed)

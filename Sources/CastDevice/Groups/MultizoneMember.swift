@@ -34,8 +34,17 @@ public struct MultizoneMember: Sendable, Equatable, Codable {
     public var deviceId: String { uuid.count == 32 ? DeviceIdentity.dashed(uuid) : uuid }
 
     /// `{"capabilities":…,"deviceId":…,"name":…,"volume":{"level":…,"muted":…}}`
-    var json: JSONValue {
-        ["capabilities": .number(Double(capabilities)), "deviceId": .string(deviceId), "name": .string(name),
-         "volume": volume.json]
+    var json: JSONValue { Self.json(entryWithoutVolume, volume: volume) }
+
+    /// The entry's members but `volume`, which changes most.
+    var entryWithoutVolume: [String: JSONValue] {
+        ["capabilities": .number(Double(capabilities)), "deviceId": .string(deviceId), "name": .string(name)]
+    }
+
+    /// An entry from its other members and `volume`.
+    static func json(_ entry: [String: JSONValue], volume: Volume) -> JSONValue {
+        var entry = entry
+        entry["volume"] = volume.json
+        return .object(entry)
     }
 }

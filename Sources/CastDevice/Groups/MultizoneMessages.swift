@@ -34,7 +34,12 @@ enum MultizoneMessages {
 
     /// `{"type":"DEVICE_UPDATED","requestId":0,"device":{…}}`, broadcast.
     static func deviceUpdated(_ member: MultizoneMember) -> JSONPayload {
-        JSONPayload(["type": "DEVICE_UPDATED", "requestId": 0, "device": member.json])
+        deviceUpdated(member.json)
+    }
+
+    /// DEVICE_UPDATED with an entry made already.
+    static func deviceUpdated(_ device: JSONValue) -> JSONPayload {
+        JSONPayload(["type": "DEVICE_UPDATED", "requestId": 0, "device": device])
     }
 
     /// `{"type":"DEVICE_REMOVED","requestId":0,"deviceId":"…"}`: the id at the top level,

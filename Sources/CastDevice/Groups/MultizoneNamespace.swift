@@ -60,7 +60,7 @@ extension SimulatedDevice {
     /// says nothing here; its members' changes reach it as ``MultizoneInput/memberUpdated(_:)``.
     mutating func ownVolumeChanged() {
         guard !configuration.multizone.isGroup else { return }
-        broadcastMultizone(MultizoneMessages.deviceUpdated(MultizoneMember(identity: configuration.identity, volume: volume)))
+        broadcastMultizone(MultizoneMessages.deviceUpdated(MultizoneMember.json(ownMultizoneEntry, volume: volume)))
     }
 
     /// To every sender with a virtual connection to `receiver-0` (destination `*`).
