@@ -504,7 +504,7 @@ public final class CastSimulator: Sendable {
             throw error
         }
         let started = try await runner.eventLoop.submit { () -> Bool in
-            try recording.withLockedValue { slot in
+            recording.withLockedValue { slot in
                 guard case .starting = slot else { return false }
                 slot = .active(recorder, subscription: runner.value.feed(recorder))
                 return true

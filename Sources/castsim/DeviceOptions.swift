@@ -131,7 +131,7 @@ struct DeviceOptions: ParsableArguments {
         if let record {
             // Before the ready line: a sender that waits for it is recorded from its first byte.
             do {
-                try await simulator.startRecording(to: record, redacting: try redaction(), existing: .replace)
+                _ = try await simulator.startRecording(to: record, redacting: try redaction(), existing: .replace)
             } catch {
                 await simulator.stop()
                 throw StartFailure(description: "\(error) (--record)")

@@ -134,10 +134,10 @@ struct RunCommand: AsyncParsableCommand {
         try await deviceOptions.apply(to: &configuration, logger: logger)
         if let speed { configuration.clock = .scaled(speed) }
         if manualClock { configuration.clock = .manual }
-        let household = try householdConfigurations(configuration, scenarios: scenarios)
+        let household = try householdConfigurations(configuration, scenarios: scenarios, groups: groups)
         let devices: [CastSimulator]
         let stop: () async -> Void
-        if household.count > 1 {
+        if let household {
             let (fleet, control) = try await deviceOptions.startFleet(household, groups: groups, logger: logger)
             devices = fleet.devices
             stop = { await control?.stop(); await fleet.stop() }
@@ -164,7 +164,7 @@ struct RunCommand: AsyncParsableCommand {
         guard reports.count == devices.count else { return }
         let result = FleetScenario.report(configuration.scenario.name, reports)
         try write(result)
-        if household.contains(where: { $0.scenario.expectations.count > 0 }) {
+        if (household ?? [configuration]).contains(where: { $0.scenario.expectations.count > 0 }) {
             let failed = result.expectations.filter { !$0.passed }
             logger.notice("scenario \"\(result.scenario)\": \(result.expectations.count - failed.count) of \(result.expectations.count) expectations passed")
             for expectation in failed {
@@ -176,10 +176,12 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The devices to run together: a scenario's household, or `--devices N` copies of the
     /// device named one after the other ("castsim", "castsim 2", ...), each on its own
-    /// address (--host, else 127.0.0.2, 127.0.0.3, ...). One device: just `first`.
-    private func householdConfigurations(_ first: SimulatorConfiguration, scenarios household: [Scenario]) throws -> [SimulatorConfiguration] {
+    /// address (--host, else 127.0.0.2, 127.0.0.3, ...). nil for one device in no household.
+    private func householdConfigurations(_ first: SimulatorConfiguration, scenarios household: [Scenario], groups: [GroupDeclaration])
+        throws -> [SimulatorConfiguration]?
+    {
         let scenarios: [Scenario]
-        if household.count > 1 {
+        if household.count > 1 || !groups.isEmpty {
             scenarios = household
         } else if devices > 1 {
             let base = first.device.identity
@@ -192,7 +194,7 @@ struct RunCommand: AsyncParsableCommand {
                 return scenario
             }
         } else {
-            return [first]
+            return nil
         }
         if deviceOptions.record != nil { throw ValidationError("--record records one device; a household of \(scenarios.count) is not recorded yet") }
         let addresses: [String]
@@ -224,8 +226,8 @@ struct RunCommand: AsyncParsableCommand {
             } catch let error as ScenarioValidationError {
                 throw ValidationError(error.description)
             }
-            if loaded.devices.count > 1, name != nil || model != nil || uuid != nil {
-                throw ValidationError("--name, --model and --uuid name one device; this scenario lists \(loaded.devices.count), each with its own")
+            if loaded.devices.count > 1 || !loaded.groups.isEmpty, name != nil || model != nil || uuid != nil {
+                throw ValidationError("--name, --model and --uuid name one device; this scenario's household names its own")
             }
             configuration = SimulatorConfiguration(scenario: loaded.devices[0], logger: logger)
             household = loaded.devices

@@ -120,6 +120,13 @@ struct HouseholdRuntimeTests {
             let updated = await sender.waitFor { envelope, json in envelope.namespace == Self.multizone && json["type"] == "DEVICE_UPDATED" }
             #expect(updated != nil)
 
+            // SET_DEVICE_VOLUME on the group reaches the member's own device.
+            try await sender.send(from: CastEndpoint.platformSender, to: CastEndpoint.platformReceiver, Self.multizone,
+                                      ["type": "SET_DEVICE_VOLUME", "deviceId": .string(bedroomId.dashedUUID), "volume": ["level": 0.1],
+                                       "requestId": 77])
+            for _ in 0..<200 where abs(try await bedroom.snapshot().volume.level - 0.1) > 1e-6 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(abs(try await bedroom.snapshot().volume.level - 0.1) < 1e-6, "SET_DEVICE_VOLUME did not reach the member")
+
             // eureka_info: the leader says "self", the follower the leader's address.
             let leaderInfo = try JSONValue.parse(try await httpGet(address: kitchen.httpAddress!, secure: false, path: "/setup/eureka_info?params=multizone"))
             #expect(leaderInfo["multizone"]?["groups"]?[0]?["elected_leader"] == "self")

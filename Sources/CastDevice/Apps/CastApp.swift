@@ -164,8 +164,7 @@ package struct AppRegistry: Sendable {
         registry.register(BackdropApp.self)
         registry.register(EMPApp.self)
         // Launched by a group's session only (MultizoneInput), never named by a file.
-        registry.register(MultizoneLeaderApp.self, inScenarios: false)
-        registry.register(MultizoneFollowerApp.self, inScenarios: false)
+        registry.register(MultizoneMemberApp.self, inScenarios: false)
         return registry
     }()
 

@@ -52,7 +52,7 @@ extension SimulatedDevice {
         // Cleared first: replacing one stand-in with another is no leaving (memberAppStopped).
         multizone.following = nil
         launch(.multizoneMember(role, displayName: session.displayName), sessionId: role == .leader ? session.sessionId : nil)
-        guard runningApp?.definition.behaviour == (role == .leader ? .multizoneLeader : .multizoneFollower) else { return }
+        guard runningApp?.definition.appId == CastAppDefinition.multizoneAppId(role) else { return }
         multizone.following = wanted
         raise(.multizone(.followingGroup(groupId: session.groupId, role: role)))
         broadcastReceiverStatus(answering: nil)
@@ -72,7 +72,7 @@ extension SimulatedDevice {
     /// member leaves the session; the coordinator learns it from the event.
     mutating func memberAppStopped(_ running: RunningApp) {
         guard let following = multizone.following,
-              [.multizoneLeader, .multizoneFollower].contains(running.definition.behaviour) else { return }
+              running.definition.behaviour == .multizoneMember else { return }
         multizone.following = nil
         log(.info, nil, "left the session of group \(following.session.groupId)")
         raise(.multizone(.leftGroupSession(groupId: following.session.groupId)))

@@ -6,10 +6,9 @@ import CastWire
 // (player state UNKNOWN), and HA then shows the group's media state on the member.
 
 extension AppBehaviour {
-    /// The leader's stand-in for the group's app (`531A4F84`).
-    public static let multizoneLeader = AppBehaviour(rawValue: "multizoneLeader")
-    /// A follower's stand-in for the group's app (`705D30C6`).
-    public static let multizoneFollower = AppBehaviour(rawValue: "multizoneFollower")
+    /// A member's stand-in for its group's app: the leader's `531A4F84` or a follower's
+    /// `705D30C6`, told apart by app id; both behave alike.
+    public static let multizoneMember = AppBehaviour(rawValue: "multizoneMember")
 }
 
 extension CastAppDefinition {
@@ -27,47 +26,27 @@ extension CastAppDefinition {
     /// leader's entry has namespaces and a transport is open (§8): castsim gives it both,
     /// so a sender that joins it gets the same empty media status as on a follower.
     static func multizoneMember(_ role: GroupMemberRole, displayName: String) -> CastAppDefinition {
-        switch role {
-        case .leader:
-            CastAppDefinition(appId: multizoneLeaderAppId, displayName: displayName, namespaces: [CastNamespace.media],
-                              behaviour: .multizoneLeader, allowedMediaCommands: [])
-        case .follower:
-            CastAppDefinition(appId: multizoneFollowerAppId, displayName: displayName, namespaces: [CastNamespace.media],
-                              behaviour: .multizoneFollower, allowedMediaCommands: [])
-        }
+        CastAppDefinition(appId: multizoneAppId(role), displayName: displayName, namespaces: [CastNamespace.media],
+                          behaviour: .multizoneMember, allowedMediaCommands: [])
+    }
+
+    /// The stand-in's app id for `role`.
+    static func multizoneAppId(_ role: GroupMemberRole) -> String {
+        role == .leader ? multizoneLeaderAppId : multizoneFollowerAppId
     }
 }
 
-/// The leader's `531A4F84`: media GET_STATUS answered with an empty status list.
-package struct MultizoneLeaderApp: CastApp {
-    package static let behaviour = AppBehaviour.multizoneLeader
+/// A member's stand-in (either role). Its media channel has no media session of its own
+/// (the group's is on the group endpoint), so GET_STATUS is `{"type":"MEDIA_STATUS",
+/// "status":[],"requestId":N}` to the requester (HA #38535, pychromecast #111). Other media
+/// requests are taken unanswered: what a real member answers to them is not known.
+package struct MultizoneMemberApp: CastApp {
+    package static let behaviour = AppBehaviour.multizoneMember
     private let definition: CastAppDefinition
 
     package init(launch: AppLaunch) { definition = launch.definition }
 
     package mutating func receive(_ message: AppMessage, context: inout AppContext) {
-        MultizoneMemberMedia.receive(message, app: definition, context: &context)
-    }
-}
-
-/// A follower's `705D30C6`: media GET_STATUS answered with an empty status list.
-package struct MultizoneFollowerApp: CastApp {
-    package static let behaviour = AppBehaviour.multizoneFollower
-    private let definition: CastAppDefinition
-
-    package init(launch: AppLaunch) { definition = launch.definition }
-
-    package mutating func receive(_ message: AppMessage, context: inout AppContext) {
-        MultizoneMemberMedia.receive(message, app: definition, context: &context)
-    }
-}
-
-/// The media channel of a member's stand-in: it has no media session of its own (the
-/// group's is on the group endpoint), so GET_STATUS is `{"type":"MEDIA_STATUS","status":[],
-/// "requestId":N}` to the requester (HA #38535, pychromecast #111). Other media requests
-/// are taken unanswered: what a real member answers to them is not known.
-enum MultizoneMemberMedia {
-    static func receive(_ message: AppMessage, app definition: CastAppDefinition, context: inout AppContext) {
         guard message.envelope.namespace == CastNamespace.media,
               case .success(let header) = RequestHeader.read(message.payload), header.type == "GET_STATUS"
         else {

@@ -26,9 +26,8 @@ final class HouseholdRuntime {
     /// Each device's own endpoint, by UUID.
     private let devices: [String: CastSimulator]
     private var groupEndpoints: [String: GroupEndpoint] = [:]
-    /// Names in scenario steps, to UUIDs.
+    /// Device names in scenario steps, to UUIDs (group names are the household's).
     private let deviceIds: [String: String]
-    private var groupIds: [String: String] = [:]
     private var events = CircularBuffer<(DeviceEvent, HouseholdEndpoint)>()
     private var draining = false
     private var stopping = false
@@ -147,7 +146,7 @@ final class HouseholdRuntime {
             }
             carryOut(actions)
         case .leadGroup(let groupName, let rename):
-            guard let groupId = groupIds[groupName] else { throw HouseholdRefusal("no group \"\(groupName)\"; the groups are \(groupNames)") }
+            let groupId = try group(named: groupName)
             let actions = try attempt { () throws(HouseholdError) in try household.moveLeader(of: groupId, to: deviceId) }
             logger.notice("\(name) takes over the lead of group \"\(groupName)\"\(rename ? " (announced as -1)" : "")")
             if rename { groupEndpoints[groupId]?.renamed = true }
@@ -155,16 +154,18 @@ final class HouseholdRuntime {
         case .createGroup(let declaration):
             try create(declaration, leader: name)
         case .deleteGroup(let groupName):
-            guard let groupId = groupIds[groupName] else { throw HouseholdRefusal("no group \"\(groupName)\"; the groups are \(groupNames)") }
+            let groupId = try group(named: groupName)
             let actions = try attempt { () throws(HouseholdError) in try household.deleteGroup(groupId) }
             logger.notice("group \"\(groupName)\" deleted")
-            groupIds[groupName] = nil
             carryOut(actions)
         }
     }
 
-    private var groupNames: String {
-        groupIds.isEmpty ? "none" : groupIds.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+    /// The UUID of the household's group called `name`.
+    private func group(named name: String) throws(HouseholdRefusal) -> String {
+        if let group = household.groups.values.first(where: { $0.name == name }) { return group.uuid }
+        let names = household.groups.values.map(\.name).sorted()
+        throw HouseholdRefusal("no group \"\(name)\"; the groups are \(names.isEmpty ? "none" : names.map { "\"\($0)\"" }.joined(separator: ", "))")
     }
 
     private func create(_ declaration: GroupDeclaration, leader: String) throws(HouseholdRefusal) {
@@ -172,7 +173,9 @@ final class HouseholdRuntime {
             guard let id = deviceIds[name] else { throw HouseholdRefusal("no device \"\(name)\" in the household") }
             return id
         }
-        guard groupIds[declaration.name] == nil else { throw HouseholdRefusal("a group \"\(declaration.name)\" exists already") }
+        guard !household.groups.values.contains(where: { $0.name == declaration.name }) else {
+            throw HouseholdRefusal("a group \"\(declaration.name)\" exists already")
+        }
         if let other = household.groups.values.first(where: { $0.port == declaration.port }) {
             throw HouseholdRefusal("port \(declaration.port) is group \"\(other.name)\"'s already")
         }
@@ -187,7 +190,6 @@ final class HouseholdRuntime {
             throw HouseholdRefusal(error.description)
         }
         logger.notice("group \"\(declaration.name)\" (\(declaration.members.joined(separator: ", "))) on port \(declaration.port), led by \(leader)")
-        groupIds[declaration.name] = declaration.uuid
         carryOut(actions)
     }
 
