@@ -33,6 +33,16 @@ public struct JournalEntry: Sendable, Equatable {
     /// Why no handler took an inbound message; nil when one did.
     public var unhandled: String?
 
+    package init(sequence: Int, time: SimTime, direction: Direction, connections: [ConnectionID], envelope: CastEnvelope,
+                 unhandled: String? = nil) {
+        self.sequence = sequence
+        self.time = time
+        self.direction = direction
+        self.connections = connections
+        self.envelope = envelope
+        self.unhandled = unhandled
+    }
+
     public var payload: JSONValue? { envelope.utf8.flatMap { try? JSONValue.parse($0) } }
 
     /// The inbound message as expectations see it.
@@ -44,15 +54,14 @@ public struct JournalEntry: Sendable, Equatable {
 
 /// The messages of both directions, newest last, bounded: past `limit` the oldest go. A
 /// device that runs for hours under a chatty sender holds a fixed amount, not every PING it
-/// ever got. Expectations keep their own evidence, so nothing they report depends on what
-/// is still here.
+/// ever got. It keeps what it is told (``ScenarioOutput/message(_:)``), numbered by the
+/// session that told it. Expectations keep their own evidence, so nothing they report
+/// depends on what is still here.
 package struct MessageJournal: Sendable {
     /// How many messages a journal keeps unless told otherwise.
     package static let defaultLimit = 10_000
 
     package let limit: Int
-    /// Every message senders sent, kept or not (what reports count).
-    package private(set) var receivedCount = 0
     /// Messages of both directions since the journal was last cleared, kept or not.
     package private(set) var seenSinceClear = 0
     /// The sequence number of the newest entry.
@@ -61,24 +70,29 @@ package struct MessageJournal: Sendable {
     /// Where the oldest entry is in `ring` once it is full.
     private var start = 0
 
-    package init(limit: Int = MessageJournal.defaultLimit, numberingAfter sequence: Int = 0) {
+    package init(limit: Int = MessageJournal.defaultLimit) {
         self.limit = max(0, limit)
-        lastSequence = max(0, sequence)
     }
 
-    package mutating func record(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID],
-                                 at time: SimTime) {
-        lastSequence += 1
+    /// Keeps a message; entries come in the order of their numbers, one after another.
+    package mutating func record(_ entry: JournalEntry) {
+        lastSequence = entry.sequence
         seenSinceClear += 1
-        if direction == .inbound { receivedCount += 1 }
         guard limit > 0 else { return }
-        let entry = JournalEntry(sequence: lastSequence, time: time, direction: direction, connections: connections,
-                                 envelope: envelope, unhandled: nil)
         if ring.count < limit {
             ring.append(entry)
         } else {
             ring[start] = entry
             start = (start + 1) % limit
+        }
+    }
+
+    /// Hears what the device says: its messages, and the news that one was unhandled.
+    package mutating func hear(_ output: ScenarioOutput) {
+        switch output {
+        case .message(let entry): record(entry)
+        case .unhandled(let sequence, let reason): markUnhandled(sequence, reason)
+        default: break
         }
     }
 

@@ -15,9 +15,8 @@ public struct Scenario: Sendable {
     /// The JSON it was read from (what a recording's header carries); nil for one made in code.
     public var source: JSONValue?
 
-    public enum ClockSetting: Sendable, Equatable {
-        case real, scaled(Double), manual
-    }
+    /// A scenario's `clock`: the same modes the runtime runs.
+    public typealias ClockSetting = ClockMode
 }
 
 /// One step of the timeline: when it fires, and what it does.

@@ -112,7 +112,7 @@ extension ScenarioSession {
         }
         return ScenarioReport(
             scenario: scenario.name, passed: results.allSatisfy(\.passed), duration: now.seconds, stepsFired: fired.count,
-            stepsTotal: scenario.timeline.count, messagesReceived: journal.receivedCount, expectations: results)
+            stepsTotal: scenario.timeline.count, messagesReceived: receivedCount, expectations: results)
     }
 
     private static func evidence(_ message: ReceivedMessage, role: String) -> ScenarioReport.Evidence {

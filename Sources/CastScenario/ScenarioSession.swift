@@ -2,14 +2,26 @@ import CastDevice
 import Foundation
 import CastWire
 
-/// What a scenario asks the runtime to do, beyond the device's own outputs.
+/// What a device playing a scenario says, in order: the news every subscriber hears (the
+/// journal, the event streams, the recorder, the household) and what the runtime carries
+/// out (writes, closes, the clock).
 package enum ScenarioOutput: Sendable, Equatable {
-    /// A message, a close, a log line or an event of the device (or of the scenario: a fault).
-    case device(DeviceOutput)
-    /// Close a connection: cleanly, or with a TCP reset.
+    /// A message in either direction, numbered: the runtime writes an outbound one to its
+    /// connections, and the journal keeps both.
+    case message(JournalEntry)
+    /// The inbound message numbered `sequence`, told before, turned out to be unhandled
+    /// when it reached the device (a rule had held it back).
+    case unhandled(sequence: Int, reason: String)
+    /// The device closes a connection (the idle timeout ...).
+    case close(ConnectionID, reason: String)
+    /// The scenario closes a connection: cleanly, or with a TCP reset.
     case closeConnection(ConnectionID, reset: Bool)
     /// Write bytes that are not a valid frame.
     case sendRawFrame(ConnectionID, RawFrame)
+    /// Something worth a log line.
+    case log(DeviceLogEvent)
+    /// Something happened, at its own simulated time (a fault the scenario applied included).
+    case event(DeviceEvent)
     /// A manual clock was moved forward by the scenario (`advance` step).
     case clockAdvanced(to: SimTime)
     /// A step for the household the device is in: the runtime that holds the household does it.
@@ -26,8 +38,10 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     package let scenario: Scenario
     package private(set) var device: SimulatedDevice
     package var now: SimTime
-    /// The messages of both directions, the newest ones.
-    package private(set) var journal: MessageJournal
+    /// The number of the last message told (``ScenarioOutput/message(_:)``), in either direction.
+    package private(set) var lastSequence: Int
+    /// How many messages the senders sent (what the report counts).
+    private(set) var receivedCount = 0
 
     private var connections = OpenConnections()
     private var pending: [ScenarioOutput] = []
@@ -47,9 +61,9 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     /// How many messages each rule with an `occurrence` has matched.
     private var ruleMatches: [Int: Int] = [:]
     private var heldInbound: [(release: SimTime, connection: ConnectionID, envelope: CastEnvelope, sequence: Int)] = []
-    /// The journal entry of the inbound message the device is handling, so that the
-    /// device saying no handler took it marks that entry.
-    private var handlingSequence: Int?
+    /// The inbound message the device is handling, so that the device saying no handler
+    /// took it marks that message: in `pending` while it is still there, else by number.
+    private var handling: (sequence: Int, pendingIndex: Int?)?
 
     // Faults
     private var heartbeatsStoppedUntil: SimTime?
@@ -63,13 +77,13 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     // Expectations
     private(set) var progress: [ExpectationProgress]
 
-    /// `journalSequence`: the last number a journal before this one gave (a reset), so
-    /// that numbers are never reused while the process runs.
+    /// `numberingAfter`: the last number a session before this one gave (a reset), so
+    /// that message numbers are never reused while the process runs.
     package init(scenario: Scenario, authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn,
-                 journalLimit: Int = MessageJournal.defaultLimit, journalSequence: Int = 0, now: SimTime = .zero) {
+                 numberingAfter sequence: Int = 0, now: SimTime = .zero) {
         self.scenario = scenario
         self.now = now
-        journal = MessageJournal(limit: journalLimit, numberingAfter: journalSequence)
+        lastSequence = max(0, sequence)
         device = SimulatedDevice(configuration: scenario.device, authority: authority, apps: apps, now: now)
         progress = scenario.expectations.map { _ in ExpectationProgress() }
         var watched = Set<String>()
@@ -108,22 +122,36 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         catchUp(to: now)
         let payload = envelope.utf8.flatMap { try? JSONValue.parse($0) }
         let message = ReceivedMessage(time: self.now, connection: connection, envelope: envelope)
-        journal.record(.inbound, envelope, connections: [connection], at: self.now)
+        receivedCount += 1
+        let sequence = tell(.inbound, envelope, connections: [connection])
         observeExpectations(message, payload: payload)
-        handlingSequence = journal.lastSequence
-        deliver(envelope, on: connection, payload: payload)
-        handlingSequence = nil
+        handling = (sequence, pending.count - 1)
+        deliver(envelope, on: connection, payload: payload, sequence: sequence)
+        handling = nil
         if let type = payload?["type"]?.stringValue, watchedMessageTypes.contains(type) { happened(.message(type), at: self.now) }
         settle()
         return drain()
     }
 
-    /// Records a message a relay passed on, without the device seeing it: `.inbound` from a
-    /// sender on its way upstream, `.outbound` from the upstream to `connections`. Only
-    /// the journal changes; rules, faults and expectations do not look at it.
+    /// A message a relay passes on, without the device seeing it: `.inbound` from a sender
+    /// on its way upstream, `.outbound` from the upstream to `connections` (which the
+    /// runtime writes, as any outbound message). It is told and numbered as any message;
+    /// rules, faults and expectations do not look at it.
     package mutating func relayed(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID],
-                                  now: SimTime) {
-        journal.record(direction, envelope, connections: connections, at: max(self.now, now))
+                                  now: SimTime) -> [ScenarioOutput] {
+        self.now = max(self.now, now)
+        if direction == .inbound { receivedCount += 1 }
+        tell(direction, envelope, connections: connections)
+        return drain()
+    }
+
+    /// A connection's heartbeat is due on its own (real) clock: the device PINGs it, or
+    /// closes it as idle. Faults in force apply as to any message.
+    package mutating func heartbeatDue(_ due: HeartbeatSchedule.Due, on connection: ConnectionID, now: SimTime) -> [ScenarioOutput] {
+        catchUp(to: now)
+        emitDevice(device.heartbeatDue(due, on: connection, now: self.now))
+        settle()
+        return drain()
     }
 
     /// Lets time pass up to `target`, handling everything due on the way, in order.
@@ -154,12 +182,6 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         perform(TimelineStep(trigger: .at(self.now.seconds), action: action, path: "control"))
         settle()
         return drain()
-    }
-
-    /// Forgets the journal's messages (the control API's `DELETE /journal`). Expectations
-    /// keep their own evidence.
-    package mutating func clearJournal() {
-        journal.clear()
     }
 
     /// The next time something is due: a device deadline, a step, a held message, the
@@ -199,9 +221,9 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         let dueInbound = heldInbound.filter { $0.release <= now }
         heldInbound.removeAll { $0.release <= now }
         for held in dueInbound where connections.contains(held.connection) {
-            handlingSequence = held.sequence
+            handling = (held.sequence, nil)
             emitDevice(device.receive(held.envelope, on: held.connection, now: now))
-            handlingSequence = nil
+            handling = nil
         }
         let dueOutbound = heldOutbound.filter { $0.release <= now }
         heldOutbound.removeAll { $0.release <= now }
@@ -212,12 +234,12 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     }
 
     package mutating func warn(_ message: LogMessage) {
-        pending.append(.device(.log(DeviceLogEvent(.warning, nil, "scenario: \(message)"))))
+        pending.append(.log(DeviceLogEvent(.warning, nil, "scenario: \(message)")))
     }
 
     // MARK: Delivery and rules
 
-    private mutating func deliver(_ envelope: CastEnvelope, on connection: ConnectionID, payload: JSONValue?) {
+    private mutating func deliver(_ envelope: CastEnvelope, on connection: ConnectionID, payload: JSONValue?, sequence: Int) {
         // Rules waiting for their Nth match count every message that arrives, answered or not.
         for (index, rule) in scenario.rules.enumerated() where rule.occurrence != nil && rule.pattern.matches(envelope, payload: payload) {
             ruleMatches[index, default: 0] += 1
@@ -244,7 +266,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             case .drop:
                 return
             case .delay(let seconds):
-                heldInbound.append((now + seconds, connection, envelope, handlingSequence ?? journal.lastSequence))
+                heldInbound.append((now + seconds, connection, envelope, sequence))
                 return
             case .reply(let reply):
                 emitDevice([ruleReply(reply, to: envelope, on: connection, payload: payload)])
@@ -316,8 +338,8 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
                     }
                 }
             case .event(let event):
-                if case .messageUnhandled(_, _, let reason) = event.kind, let sequence = handlingSequence {
-                    journal.markUnhandled(sequence, reason)
+                if case .messageUnhandled(_, _, let reason) = event.kind, let handling {
+                    markUnhandled(handling, reason)
                 }
                 if case .connectionClosed(let connection, _) = event.kind {
                     // Messages a rule holds for it are dropped when they come due.
@@ -332,12 +354,35 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         }
     }
 
-    /// Hands a device output to the runtime; what it writes goes into the journal.
+    /// Hands a device output on: a message is numbered and told.
     private mutating func pass(_ output: DeviceOutput) {
-        if case .send(let envelope, let recipients) = output {
-            journal.record(.outbound, envelope, connections: recipients, at: now)
+        switch output {
+        case .send(let envelope, let recipients): tell(.outbound, envelope, connections: recipients)
+        case .close(let connection, let reason): pending.append(.close(connection, reason: reason))
+        case .log(let line): pending.append(.log(line))
+        case .event(let event): pending.append(.event(event))
         }
-        pending.append(.device(output))
+    }
+
+    /// Numbers a message and tells it; returns its number.
+    @discardableResult
+    private mutating func tell(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID]) -> Int {
+        lastSequence += 1
+        pending.append(.message(JournalEntry(sequence: lastSequence, time: now, direction: direction, connections: connections,
+                                             envelope: envelope, unhandled: nil)))
+        return lastSequence
+    }
+
+    /// Notes on an inbound message that no handler took it: on the message itself while it
+    /// has not gone out yet, else as news of its own.
+    private mutating func markUnhandled(_ handling: (sequence: Int, pendingIndex: Int?), _ reason: String) {
+        if let index = handling.pendingIndex, pending.indices.contains(index), case .message(var entry) = pending[index],
+           entry.sequence == handling.sequence {
+            entry.unhandled = reason
+            pending[index] = .message(entry)
+        } else {
+            pending.append(.unhandled(sequence: handling.sequence, reason: reason))
+        }
     }
 
     // MARK: Timeline
@@ -416,7 +461,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     }
 
     private mutating func fault(_ fault: Fault) {
-        pending.append(.device(.event(DeviceEvent(time: now, kind: .faultApplied(fault)))))
+        pending.append(.event(DeviceEvent(time: now, kind: .faultApplied(fault))))
     }
 
     private func select(_ selector: TimelineStep.ConnectionSelector) -> [ConnectionID] {
@@ -488,7 +533,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     }
 
     private mutating func log(_ message: LogMessage, _ connection: ConnectionID?) {
-        pending.append(.device(.log(DeviceLogEvent(.info, connection, "scenario: \(message)"))))
+        pending.append(.log(DeviceLogEvent(.info, connection, "scenario: \(message)")))
     }
 }
 

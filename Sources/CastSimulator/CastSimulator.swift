@@ -118,7 +118,8 @@ public final class CastSimulator: Sendable {
             let allListeners = NIOLockedValueBox(listeners)
             let discovery = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort, loop: loop)
             try await loop.submit {
-                runner.value.eventListeners.append { event in
+                _ = runner.value.news.subscribe { news in
+                    guard case .event(let event) = news else { return }
                     discovery?.deviceEvent(event, snapshot: { runner.value.snapshot })
                     if case .advertisementChanged(.restore(let host, let port)) = event.kind, host != nil || port != nil {
                         // The device is back elsewhere: its Cast port listens there too.
@@ -258,7 +259,7 @@ public final class CastSimulator: Sendable {
         let runner = self.runner
         let port = castAddress.port ?? configuration.castPort
         await stopListening()
-        try await runner.eventLoop.submit { runner.value.closeEveryConnection(because: "the device moved to \(host)") }.get()
+        try await onDeviceLoop { $0.closeEveryConnection(because: "the device moved to \(host)") }
         let channel: any Channel
         do {
             channel = try await Self.castBootstrap(group: group, runner: runner, tls: tls, configuration: configuration)
@@ -275,11 +276,10 @@ public final class CastSimulator: Sendable {
 
     /// Closes every connection and listener and releases the ports.
     public func stop() async {
-        let runner = self.runner
         _ = await stopRecording(final: true)
         tls.stop()
         for stream in newsStreams.withLockedValue({ Array($0.open.values) }) { stream.finish() }
-        try? await runner.eventLoop.submit { runner.value.shutDown() }.get()
+        try? await onDeviceLoop { $0.shutDown() }
         // Goodbyes before the device goes.
         await discovery?.shutDown()
         for listener in listeners.withLockedValue({ $0 }) { try? await listener.close() }
@@ -292,14 +292,12 @@ public final class CastSimulator: Sendable {
     /// ``ScenarioDuration/maximum``).
     @discardableResult
     public func advanceClock(by seconds: Double) async -> Bool {
-        let runner = self.runner
-        return (try? await runner.eventLoop.submit { runner.value.advanceClock(by: seconds) }.get()) ?? false
+        (try? await onDeviceLoop { $0.advanceClock(by: seconds) }) ?? false
     }
 
     /// The device as it stands, as a value (taken on the device's own loop).
     public func snapshot() async throws -> DeviceSnapshot {
-        let runner = self.runner
-        return try await runner.eventLoop.submit { runner.value.snapshot }.get()
+        try await onDeviceLoop { $0.snapshot }
     }
 
     /// Reads something of the device as it stands.
@@ -309,28 +307,24 @@ public final class CastSimulator: Sendable {
 
     /// The messages the senders sent, the newest ``SimulatorConfiguration/journalLimit`` of them.
     public func receivedMessages() async throws -> [ReceivedMessage] {
-        let runner = self.runner
-        return try await runner.eventLoop.submit { runner.value.session.journal.messages }.get()
+        try await onDeviceLoop { $0.journal.messages }
     }
 
     /// The scenario's report as things stand.
     public func report() async throws -> ScenarioReport {
-        let runner = self.runner
-        return try await runner.eventLoop.submit { runner.value.session.report() }.get()
+        try await onDeviceLoop { $0.session.report() }
     }
 
     /// Something happens to the device from outside the protocol (the remote, the TV...).
     public func apply(_ input: OperatorInput) async throws {
-        let runner = self.runner
-        try await runner.eventLoop.submit { runner.value.apply(input) }.get()
+        try await onDeviceLoop { $0.apply(input) }
     }
 
     // MARK: The control surface
 
     /// The clock's mode and the simulation time now.
     public func clock() async throws -> (mode: ClockMode, time: SimTime) {
-        let runner = self.runner
-        return try await runner.eventLoop.submit { runner.value.clockReading }.get()
+        try await onDeviceLoop { $0.clockReading }
     }
 
     /// Carries out a timeline action now, as a scenario step would (the control API's
@@ -338,91 +332,54 @@ public final class CastSimulator: Sendable {
     /// is open, or launches an app the device does not offer), or advances a clock that
     /// is not manual.
     public func act(_ action: TimelineStep.Action, json: JSONValue? = nil) async throws {
-        let runner = self.runner
-        try await runner.eventLoop.submit {
-            let runner = runner.value
-            if let selector = action.targetedConnections, !runner.session.selects(selector) {
-                throw ControlRefusal.noSuchConnection(selector)
-            }
-            if case .emit(_, _, .all, let destination?, _) = action,
-               !runner.snapshot.senders.contains(where: { $0.link.peerId == destination }) {
-                throw ControlRefusal.noSuchSender(destination)
-            }
-            if case .device(.launchApp(let appId)) = action {
-                let offered = runner.session.scenario.device.apps.map(\.appId)
-                if !offered.contains(appId) { throw ControlRefusal.noSuchApp(appId, offered: offered) }
-            }
-            if case .advance = action, runner.clockReading.mode != .manual { throw ControlRefusal.clockNotManual(runner.clockReading.mode) }
+        try await onDeviceLoop { runner in
+            if let refusal = runner.session.refusal(of: action, clock: runner.clockReading.mode) { throw refusal }
             if case .household(let step) = action {
                 // Done by the household at once, or refused with its reason.
-                guard let household = runner.household else {
-                    throw ControlRefusal.household("this device is in no household (castsim run --devices N, or a scenario with devices)")
-                }
-                do {
-                    try household.perform(step)
-                } catch {
-                    throw ControlRefusal.household("\(error)")
-                }
+                try runner.performNow(step)
                 return
             }
             runner.act(action, json: json)
-        }.get()
+        }
     }
 
     /// Every message of both directions the journal still keeps, oldest first.
     public func journal() async throws -> [JournalEntry] {
-        let runner = self.runner
-        return try await runner.eventLoop.submit { runner.value.session.journal.entries }.get()
+        try await onDeviceLoop { $0.journal.entries }
     }
 
     /// The newest `count` journal entries `matches` admits, oldest first, picked on the
     /// device's loop (the dashboard asks for the state after every event: no copy of a
     /// journal of thousands for the last few).
     public func journal(newest count: Int, where matches: @escaping @Sendable (JournalEntry) -> Bool) async throws -> [JournalEntry] {
-        let runner = self.runner
-        return try await runner.eventLoop.submit { runner.value.session.journal.newest(count, where: matches) }.get()
+        try await onDeviceLoop { $0.journal.newest(count, where: matches) }
     }
 
     /// How many messages the journal has seen since it was cleared, and how many it keeps.
     public func journalCounts() async throws -> (seen: Int, kept: Int) {
-        let runner = self.runner
-        return try await runner.eventLoop.submit {
-            let journal = runner.value.session.journal
-            return (journal.seenSinceClear, journal.count)
-        }.get()
+        try await onDeviceLoop { ($0.journal.seenSinceClear, $0.journal.count) }
     }
 
     public func clearJournal() async throws {
-        let runner = self.runner
-        try await runner.eventLoop.submit { runner.value.clearJournal() }.get()
+        try await onDeviceLoop { $0.clearJournal() }
     }
 
     /// The scenario running now.
     public func scenario() async throws -> (scenario: Scenario, stepsFired: Int) {
-        let runner = self.runner
-        return try await runner.eventLoop.submit { (runner.value.session.scenario, runner.value.session.report().stepsFired) }.get()
+        try await onDeviceLoop { ($0.session.scenario, $0.session.report().stepsFired) }
     }
 
     /// Starts the scenario again from its start, or `scenario` instead (the device keeps
     /// its identity: its TLS credentials and advertisement are bound to it). Open
     /// connections are closed.
     public func reset(loading scenario: Scenario? = nil) async throws {
-        let runner = self.runner
-        try await runner.eventLoop.submit {
-            let runner = runner.value
+        try await onDeviceLoop { runner in
             let current = runner.session.scenario
             var next = scenario ?? current
             next.device.identity = current.device.identity
             // A reset keeps the clock's mode; a scenario loaded brings its own, if it names one.
-            var mode = runner.clockReading.mode
-            switch scenario?.clock {
-            case .manual?: mode = .manual
-            case .scaled(let factor)?: mode = .scaled(factor)
-            case .real?: mode = .real
-            case nil: break
-            }
-            runner.reset(to: next, clockMode: mode)
-        }.get()
+            runner.reset(to: next, clockMode: scenario?.clock ?? runner.clockReading.mode)
+        }
     }
 
     /// Everything that happens from now on, until the stream is dropped or the simulator
@@ -459,9 +416,8 @@ public final class CastSimulator: Sendable {
     /// How many ``news(buffering:)`` streams are open, and how many subscribers the device
     /// itself holds for them (taken on its loop).
     package func newsSubscriptions() async throws -> (streams: Int, subscribers: Int) {
-        let runner = self.runner
         let streams = newsStreams.withLockedValue { $0.open.count }
-        return (streams, try await runner.eventLoop.submit { runner.value.subscriberCount }.get())
+        return (streams, try await onDeviceLoop { $0.subscriberCount })
     }
 
     // MARK: Recording
@@ -490,9 +446,9 @@ public final class CastSimulator: Sendable {
         }
         let recorder: Recorder
         do {
-            var header = try await runner.eventLoop.submit {
-                runner.value.recordingHeader(host: configuration.host, castPort: castAddress.port, version: version)
-            }.get()
+            var header = try await onDeviceLoop {
+                $0.recordingHeader(host: configuration.host, castPort: castAddress.port, version: version)
+            }
             if let relay = configuration.relay {
                 header.source = .relay
                 header.upstream = relay.hostAndPort
@@ -503,13 +459,13 @@ public final class CastSimulator: Sendable {
             recording.withLockedValue { if case .starting = $0 { $0 = .idle } }
             throw error
         }
-        let started = try await runner.eventLoop.submit { () -> Bool in
+        let started = try await onDeviceLoop { runner in
             recording.withLockedValue { slot in
                 guard case .starting = slot else { return false }
-                slot = .active(recorder, subscription: runner.value.feed(recorder))
+                slot = .active(recorder, subscription: runner.feed(recorder))
                 return true
             }
-        }.get()
+        }
         guard started else {
             _ = await recorder.stopped()
             throw RecorderError(path: path, reason: "castsim is stopping", kind: .busy)
@@ -531,7 +487,7 @@ public final class CastSimulator: Sendable {
             return (recorder, subscription)
         }
         guard let (recorder, subscription) = taken else { return nil }
-        try? await runner.eventLoop.submit { runner.value.unsubscribe(subscription) }.get()
+        try? await onDeviceLoop { $0.unsubscribe(subscription) }
         let status = await recorder.stopped()
         if let failure = status.failure {
             configuration.logger.error("recording \(status.path) is incomplete: \(failure); \(status.events) events written, \(status.dropped) lost")
@@ -551,6 +507,13 @@ public final class CastSimulator: Sendable {
     public func waitUntilComplete() async throws {
         try await completion.get()
     }
+
+    /// Runs `body` with the device's runner on its own loop, and returns what it gives:
+    /// every look at the device and every change to it from outside goes through here.
+    func onDeviceLoop<T: Sendable>(_ body: @escaping @Sendable (DeviceRunner) throws -> T) async throws -> T {
+        let runner = self.runner
+        return try await runner.eventLoop.submit { try body(runner.value) }.get()
+    }
 }
 
 extension CastServiceDescription {
@@ -560,53 +523,5 @@ extension CastServiceDescription {
         self.init(uuid: identity.uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
                   capabilities: identity.capabilityBits, appIds: device.apps.filter { $0.appId != device.idleScreenAppId }.map(\.appId),
                   port: port)
-    }
-}
-
-/// Why the device will not carry out a control request now.
-public enum ControlRefusal: Error, Sendable, CustomStringConvertible {
-    /// A connection by id that is not open, or (all, first, last) no connection at all.
-    case noSuchConnection(TimelineStep.ConnectionSelector)
-    case noSuchApp(String, offered: [String])
-    /// A sender endpoint (destination id) with no virtual connection on any connection.
-    case noSuchSender(String)
-    case clockNotManual(ClockMode)
-    /// A household step that cannot be done now (a group no one made, a leader offline ...).
-    case household(String)
-
-    public var description: String {
-        switch self {
-        case .noSuchConnection(.connection(let id)): "no open connection \(id.rawValue)"
-        case .noSuchConnection: "no connection is open: no sender would get it"
-        case .noSuchSender(let id): "no sender \(id) is connected (CONNECT); name its connection too (\"to\": ID) to send it anyway"
-        case .noSuchApp(let appId, let offered):
-            "this device offers no app \(appId); it offers \(offered.joined(separator: ", ")) (a scenario's device.apps)"
-        case .household(let reason): reason
-        case .clockNotManual(let mode):
-            "the clock is \(mode.name); only a manual clock (--manual-clock, or a scenario's \"clock\": {\"mode\": \"manual\"}) is advanced by hand"
-        }
-    }
-}
-
-extension ClockMode {
-    /// real, scaled or manual.
-    public var name: String {
-        switch self {
-        case .real: "real"
-        case .scaled: "scaled"
-        case .manual: "manual"
-        }
-    }
-}
-
-extension TimelineStep.Action {
-    /// The connections an action is for, if it is for some: at least one must be open.
-    var targetedConnections: TimelineStep.ConnectionSelector? {
-        switch self {
-        case .emit(_, _, let to, _, _): to
-        case .closeConnection(let which, _), .sendFrame(let which, _): which
-        case .delayReplies(_, _, let which): which
-        default: nil
-        }
     }
 }

@@ -2,16 +2,6 @@ import CastDevice
 import CastScenario
 import NIOCore
 
-/// How simulation time relates to wall time.
-public enum ClockMode: Sendable, Equatable {
-    /// Simulation time is wall time since start.
-    case real
-    /// Simulation time runs `factor` times faster than wall time (`--speed 10`).
-    case scaled(Double)
-    /// Simulation time moves only when told to (tests, scenario steps, the control surface).
-    case manual
-}
-
 /// Feeds `now` to the device core and turns its deadlines back into wall-clock delays.
 /// Confined to the device's event loop.
 struct SimulationClock {
@@ -58,16 +48,5 @@ struct SimulationClock {
         guard case .manual = mode, seconds.isFinite, seconds >= 0 else { return false }
         manualNow = manualNow + seconds
         return true
-    }
-}
-
-extension ClockMode {
-    /// As a scenario file (and a recording's header) names it.
-    public var setting: Scenario.ClockSetting {
-        switch self {
-        case .real: .real
-        case .scaled(let factor): .scaled(factor)
-        case .manual: .manual
-        }
     }
 }

@@ -20,6 +20,13 @@ package struct CastTestDevice {
     package var now: SimTime = .zero
     /// Everything put out, in order.
     package private(set) var outputs: [ScenarioOutput] = []
+    /// Each connection's heartbeats, on this device's one clock (the runtime keeps them on
+    /// the real clock; here both clocks are the test's).
+    private var heartbeats: HeartbeatSchedule
+    /// The last message number a plain device's output got (a session numbers its own).
+    private var lastSequence = 0
+    /// What the device said, as the runtime's journal keeps it.
+    package private(set) var journal: MessageJournal
 
     /// A plain device (no scenario), its configuration adjusted by `configure`.
     package init(configure: (inout DeviceConfiguration) -> Void = { _ in }, authority: (any DeviceAuthority)? = nil,
@@ -29,16 +36,20 @@ package struct CastTestDevice {
         var device = SimulatedDevice(configuration: configuration, authority: authority, apps: apps)
         let started = device.advance(to: .zero)
         driver = .device(device)
-        outputs = started.map(ScenarioOutput.device)
+        heartbeats = HeartbeatSchedule(heartbeatInterval: configuration.heartbeatInterval, idleTimeout: configuration.idleTimeout)
+        journal = MessageJournal()
+        record(started.map { told($0) })
     }
 
     /// A device running `scenario`.
     package init(scenario: Scenario, authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn,
                  journalLimit: Int = MessageJournal.defaultLimit) {
-        var session = ScenarioSession(scenario: scenario, authority: authority, apps: apps, journalLimit: journalLimit)
+        var session = ScenarioSession(scenario: scenario, authority: authority, apps: apps)
         let started = session.advance(to: .zero)
         driver = .scenario(session)
-        outputs = started
+        heartbeats = HeartbeatSchedule(heartbeatInterval: scenario.device.heartbeatInterval, idleTimeout: scenario.device.idleTimeout)
+        journal = MessageJournal(limit: journalLimit)
+        record(started)
     }
 
     /// A device running the scenario in `json`.
@@ -59,6 +70,19 @@ package struct CastTestDevice {
         }
     }
 
+    /// A plain device's output as a session would tell it.
+    private mutating func told(_ output: DeviceOutput) -> ScenarioOutput {
+        switch output {
+        case .send(let envelope, let recipients):
+            lastSequence += 1
+            return .message(JournalEntry(sequence: lastSequence, time: now, direction: .outbound, connections: recipients,
+                                         envelope: envelope, unhandled: nil))
+        case .close(let id, let reason): return .close(id, reason: reason)
+        case .log(let line): return .log(line)
+        case .event(let event): return .event(event)
+        }
+    }
+
     /// Feeds one input to the device or the session, in place, and records what came out.
     @discardableResult
     private mutating func drive(_ onDevice: (inout SimulatedDevice) -> [DeviceOutput],
@@ -66,36 +90,46 @@ package struct CastTestDevice {
         let new: [ScenarioOutput]
         switch driver {
         case .device(var device):
-            new = onDevice(&device).map(ScenarioOutput.device)
+            let said = onDevice(&device)
             driver = .device(device)
+            new = said.map { told($0) }
         case .scenario(var session):
             new = onSession(&session)
             driver = .scenario(session)
         }
+        record(new)
+        for case .close(let id, _) in new { heartbeats.remove(id) }
+        return new.compactMap(SentMessage.init)
+    }
+
+    private mutating func record(_ new: [ScenarioOutput]) {
         outputs += new
-        return new.compactMap { if case .device(let output) = $0 { SentMessage(output) } else { nil } }
+        for output in new { journal.hear(output) }
     }
 
     // MARK: What happened
+
+    /// When a connection's heartbeat is next due, on the connections' clock.
+    package var nextHeartbeat: Double? { heartbeats.earliest }
 
     /// The device as it stands at ``now``.
     package var snapshot: DeviceSnapshot { device.snapshot(at: now) }
 
     /// The messages sent, from output `index` on.
     package func sent(since index: Int = 0) -> [SentMessage] {
-        outputs[index...].compactMap { if case .device(let output) = $0 { SentMessage(output) } else { nil } }
+        outputs[index...].compactMap(SentMessage.init)
     }
 
     package var closed: [(ConnectionID, String)] {
-        outputs.compactMap { if case .device(.close(let id, let reason)) = $0 { (id, reason) } else { nil } }
+        outputs.compactMap { if case .close(let id, let reason) = $0 { (id, reason) } else { nil } }
     }
 
     package var logs: [DeviceLogEvent] {
-        outputs.compactMap { if case .device(.log(let event)) = $0 { event } else { nil } }
+        outputs.compactMap { if case .log(let event) = $0 { event } else { nil } }
     }
 
     package var events: [DeviceEvent] {
-        outputs.compactMap { if case .device(.event(let event)) = $0 { event } else { nil } }
+        outputs.compactMap { if case .event(let event) = $0 { event } else { nil } }
     }
 
     /// The transport id of the running app.
@@ -111,6 +145,7 @@ package struct CastTestDevice {
     package mutating func open(_ id: UInt64, tlsCertificateDER: Data? = nil) -> ConnectionID {
         let connection = ConnectionID(id)
         let now = now
+        heartbeats.open(connection, at: now.seconds)
         drive({ $0.connectionOpened(connection, now: now, tlsCertificateDER: tlsCertificateDER) },
               { $0.connectionOpened(connection, now: now, tlsCertificateDER: tlsCertificateDER) })
         return connection
@@ -119,6 +154,7 @@ package struct CastTestDevice {
     @discardableResult
     package mutating func close(_ connection: ConnectionID) -> [SentMessage] {
         let now = now
+        heartbeats.remove(connection)
         return drive({ $0.connectionClosed(connection, now: now) }, { $0.connectionClosed(connection, now: now) })
     }
 
@@ -134,12 +170,32 @@ package struct CastTestDevice {
     @discardableResult
     package mutating func sendRaw(_ connection: ConnectionID, _ envelope: CastEnvelope) -> [SentMessage] {
         let now = now
+        heartbeats.heard(connection, at: now.seconds)
         return drive({ $0.receive(envelope, on: connection, now: now) }, { $0.receive(envelope, on: connection, now: now) })
     }
 
-    /// Advances time by `seconds` and returns what the device sent meanwhile.
+    /// Advances time by `seconds` and returns what the device sent meanwhile: what fell due
+    /// on the simulation clock, and the heartbeats due on the way, each at its time.
     @discardableResult
     package mutating func advance(_ seconds: Double) -> [SentMessage] {
+        let target = now + seconds
+        var sent: [SentMessage] = []
+        while let due = heartbeats.earliest, due <= target.seconds {
+            now = max(now, SimTime(seconds: due))
+            let at = now
+            sent += drive({ $0.advance(to: at) }, { $0.advance(to: at) })
+            for (connection, beat) in heartbeats.takeDue(at: at.seconds) {
+                sent += drive({ $0.heartbeatDue(beat, on: connection, now: at) }, { $0.heartbeatDue(beat, on: connection, now: at) })
+            }
+        }
+        now = target
+        return sent + drive({ $0.advance(to: target) }, { $0.advance(to: target) })
+    }
+
+    /// Moves the simulation clock alone, as a manual clock is moved: heartbeats are on the
+    /// connections' real clock and do not follow it.
+    @discardableResult
+    package mutating func advanceSimulationClock(_ seconds: Double) -> [SentMessage] {
         now = now + seconds
         let now = now
         return drive({ $0.advance(to: now) }, { $0.advance(to: now) })
@@ -179,10 +235,18 @@ package struct SentMessage {
     package let to: [ConnectionID]
     package let json: JSONValue
 
+    /// A message the core itself sent (a test that drives a ``SimulatedDevice`` directly).
     package init?(_ output: DeviceOutput) {
         guard case .send(let envelope, let to) = output else { return nil }
         self.envelope = envelope
         self.to = to
+        json = envelope.utf8.flatMap { try? JSONValue.parse($0) } ?? .null
+    }
+
+    package init?(_ output: ScenarioOutput) {
+        guard case .message(let entry) = output, entry.direction == .outbound else { return nil }
+        envelope = entry.envelope
+        to = entry.connections
         json = envelope.utf8.flatMap { try? JSONValue.parse($0) } ?? .null
     }
 

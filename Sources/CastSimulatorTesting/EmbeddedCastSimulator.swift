@@ -137,6 +137,14 @@ public final class EmbeddedCastSimulator {
         return moved
     }
 
+    /// Lets real time pass for the connections: the device's PINGs and the idle timeout are
+    /// measured on the real clock, whatever the simulation clock does (here, the embedded
+    /// loop's clock stands for it).
+    public func advanceRealTime(by seconds: Double) {
+        loop.advanceTime(by: .nanoseconds(Int64((seconds * 1e9).rounded())))
+        pump()
+    }
+
     /// Something happens to the device from outside the protocol (the remote, the TV...).
     public func apply(_ input: OperatorInput) {
         runner.apply(input)
@@ -169,7 +177,7 @@ public final class EmbeddedCastSimulator {
     public var snapshot: DeviceSnapshot { runner.snapshot }
 
     /// The messages the senders sent, the newest ones.
-    public var receivedMessages: [ReceivedMessage] { runner.session.journal.messages }
+    public var receivedMessages: [ReceivedMessage] { runner.journal.messages }
 
     /// The scenario's report as things stand.
     public var report: ScenarioReport { runner.session.report() }

@@ -150,7 +150,7 @@ struct EMPSenderRulesTests {
     func sentMessages() {
         func sent(_ namespace: String, _ payload: CastEnvelope.Payload) -> SentMessage {
             let envelope = CastEnvelope(sourceId: "receiver-0", destinationId: "*", namespace: namespace, payload: payload)
-            return SentMessage(.send(envelope, to: [ConnectionID(1)]))!
+            return SentMessage(DeviceOutput.send(envelope, to: [ConnectionID(1)]))!
         }
         let messages = [
             sent("urn:x-cast:com.google.cast.media", .string(#"{"type":"MEDIA_STATUS","status":[]}"#)),

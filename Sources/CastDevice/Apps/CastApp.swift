@@ -89,18 +89,10 @@ package enum AppInput: Sendable, Equatable {
 }
 
 /// What an app may do while it handles something: answer a sender, broadcast from its
-/// transport id, raise events, log. The platform carries these out in order, deciding who
-/// receives a broadcast; the app never sees a socket.
+/// transport id, raise events, log. It says these into its own ``Outbox``, addressed as the
+/// platform addresses its own (a broadcast reaches the app's subscribers); the platform
+/// passes them on in order. The app never sees a socket.
 package struct AppContext: Sendable {
-    package enum Effect: Sendable {
-        /// To one sender endpoint, from the app's transport id.
-        case send(JSONPayload, namespace: String, to: Requester)
-        /// To every sender connected to the app; `answering` is the request it answers, if any.
-        case broadcast(JSONPayload, namespace: String, answering: Requester?)
-        case event(DeviceEvent.Kind)
-        case log(DeviceLogEvent.Level, ConnectionID?, LogMessage)
-    }
-
     package let now: SimTime
     package let transportId: String
     /// The device (receiver) volume as it stands.
@@ -109,30 +101,39 @@ package struct AppContext: Sendable {
     package var ids: IdentifierGenerator
     /// The last `mediaSessionId` the device handed out: ids grow for the life of the device.
     package var lastMediaSessionId: Int
-    package private(set) var effects: [Effect] = []
+    /// Who is connected to whom, as it stands while the app handles this.
+    let connections: VirtualConnectionTable
+    let isolateRequestIds: Bool
+    private(set) var outbox = Outbox()
 
-    package init(now: SimTime, transportId: String, deviceVolume: Volume, ids: IdentifierGenerator, lastMediaSessionId: Int) {
+    init(now: SimTime, transportId: String, deviceVolume: Volume, ids: IdentifierGenerator, lastMediaSessionId: Int,
+         connections: VirtualConnectionTable, isolateRequestIds: Bool) {
         self.now = now
         self.transportId = transportId
         self.deviceVolume = deviceVolume
         self.ids = ids
         self.lastMediaSessionId = lastMediaSessionId
+        self.connections = connections
+        self.isolateRequestIds = isolateRequestIds
     }
 
+    /// To one sender endpoint, from the app's transport id.
     package mutating func send(_ payload: JSONPayload, namespace: String, to requester: Requester) {
-        effects.append(.send(payload, namespace: namespace, to: requester))
+        outbox.reply(payload, to: requester, from: transportId, namespace: namespace)
     }
 
+    /// To every sender connected to the app; `requester` is the request it answers, if any.
     package mutating func broadcast(_ payload: JSONPayload, namespace: String, answering requester: Requester?) {
-        effects.append(.broadcast(payload, namespace: namespace, answering: requester))
+        outbox.broadcast(payload, from: transportId, namespace: namespace, to: connections.subscribers(of: transportId),
+                         answering: requester, isolatingRequestIds: isolateRequestIds)
     }
 
     package mutating func raise(_ event: DeviceEvent.Kind) {
-        effects.append(.event(event))
+        outbox.append(.event(DeviceEvent(time: now, kind: event)))
     }
 
     package mutating func log(_ level: DeviceLogEvent.Level, _ connection: ConnectionID?, _ message: LogMessage) {
-        effects.append(.log(level, connection, message))
+        outbox.log(level, connection, message)
     }
 
     /// Answers a refused request with the protocol's error reply, and logs why.

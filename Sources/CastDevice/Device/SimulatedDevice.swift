@@ -4,19 +4,25 @@ import Foundation
 /// The simulated Cast device as a deterministic state machine: the platform (`receiver-0`,
 /// virtual connections, heartbeat, device auth) and the app it runs.
 ///
-/// Inputs are connection events, messages, operator inputs and the passage of time, each
-/// with `now`; outputs are ``DeviceOutput``s: messages, closes, log lines and typed events.
-/// It never touches a socket or a clock, so a test of "the item ends after its duration"
-/// is a call to ``advance(to:)``, not a sleep.
+/// Inputs are connection events, messages, operator inputs, heartbeats due and the passage
+/// of time, each with `now`; outputs are ``DeviceOutput``s: messages, closes, log lines and
+/// typed events. It never touches a socket or a clock, so a test of "the item ends after
+/// its duration" is a call to ``advance(to:)``, not a sleep.
+///
+/// A sender's liveness (the device's PINGs, the idle timeout) is not simulation time: it
+/// belongs to the real connection, so the runtime measures it on its own clock
+/// (``HeartbeatSchedule``) and says here what is due (``heartbeatDue(_:on:now:)``).
 package struct SimulatedDevice: Sendable, DeadlineDriven {
     package let configuration: DeviceConfiguration
     let authority: (any DeviceAuthority)?
     let registry: AppRegistry
 
     var virtualConnections = VirtualConnectionTable()
-    var heartbeats: HeartbeatSchedule
+    /// The transport connections open now.
+    var sockets: Set<ConnectionID> = []
     var ids: IdentifierGenerator
-    var pending: [DeviceOutput] = []
+    /// What the device has said since it was last asked.
+    var outbox = Outbox()
     package var now: SimTime
 
     /// Device volume (receiver namespace), distinct from each media session's stream volume.
@@ -28,8 +34,6 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     var lastMediaSessionId = 0
     /// The last RECEIVER_STATUS `status` built, and its text (``receiverStatusMessage(requestId:)``).
     var receiverStatusCache: ReceiverStatusCache?
-    /// Set while the running app observes an event (``raise(_:)``).
-    var appIsObserving = false
     /// Whether the device is in senders' device pickers (``AdvertisementChange``).
     package internal(set) var isAdvertised = true
     /// How device-auth challenges are answered now (a scenario step may change it).
@@ -50,8 +54,6 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         self.authority = authority
         self.registry = registry
         self.now = now
-        self.heartbeats = HeartbeatSchedule(heartbeatInterval: configuration.heartbeatInterval,
-                                            idleTimeout: configuration.idleTimeout)
         self.volume = Volume(level: configuration.initialVolume.clamped(to: 0...1), muted: configuration.initiallyMuted)
         self.deviceAuthMode = configuration.deviceAuth
         ownMultizoneEntry = MultizoneMember(identity: configuration.identity, volume: Volume(level: 0, muted: false)).entryWithoutVolume
@@ -70,7 +72,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         -> [DeviceOutput]
     {
         self.now = max(self.now, now)
-        heartbeats.open(connection, at: self.now)
+        sockets.insert(connection)
         if let tlsCertificateDER { tlsCertificates[connection] = tlsCertificateDER }
         raise(.connectionOpened(connection))
         return drain()
@@ -93,32 +95,24 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     package mutating func receive(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID,
                                   now: SimTime) -> [DeviceOutput] {
         self.now = max(self.now, now)
-        guard heartbeats.contains(connection) else {
+        guard sockets.contains(connection) else {
             unhandled(envelope, on: connection, .warning, "message on unknown connection dropped")
             return drain()
         }
-        // Any inbound message counts as liveness: castv2-client never answers our PINGs.
-        heartbeats.heard(connection, at: self.now)
         route(envelope, payload: payload, on: connection)
         return drain()
     }
 
-    /// Time passed: heartbeats, idle connections, the app's own deadlines (playback
-    /// reaching the end, loads completing).
+    /// Time passed: the app's own deadlines (playback reaching the end, loads completing).
     package mutating func advance(to target: SimTime) -> [DeviceOutput] {
         runDeadlines(until: target)
         return drain()
     }
 
     /// The next time at which ``advance(to:)`` has something to do, if any.
-    package var nextDeadline: SimTime? {
-        let app = runningApp?.app.nextDeadline(now: now)
-        guard let heartbeat = heartbeatDeadline else { return app }
-        return app.map { min($0, heartbeat) } ?? heartbeat
-    }
+    package var nextDeadline: SimTime? { runningApp?.app.nextDeadline(now: now) }
 
     package mutating func handleDue() {
-        runHeartbeats()
         withRunningApp { app, context in app.advance(context: &context) }
     }
 
@@ -127,7 +121,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     }
 
     /// The transport connections the device knows, in order.
-    package var openConnections: [ConnectionID] { heartbeats.sockets.keys.sorted() }
+    package var openConnections: [ConnectionID] { sockets.sorted() }
 
     // MARK: Routing
 
@@ -177,100 +171,64 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         withRunningApp { app, context in app.receive(message, context: &context) }
     }
 
-    /// Runs `body` on the running app with a fresh context, then carries out what it did.
-    mutating func withRunningApp(_ body: (inout any CastApp, inout AppContext) -> Void) {
+    /// Runs `body` on the running app with a fresh context, then passes on what it said.
+    /// The app hears each event it raised, right after it, as it hears the platform's
+    /// (``raise(_:)``); `listening` is true while it handles one, and what it raises then
+    /// goes to everyone else but not back to it, which could go on forever.
+    mutating func withRunningApp(listening: Bool = false, _ body: (inout any CastApp, inout AppContext) -> Void) {
         guard let transportId = runningApp?.transportId else { return }
         var context = AppContext(now: now, transportId: transportId, deviceVolume: volume, ids: ids,
-                                 lastMediaSessionId: lastMediaSessionId)
+                                 lastMediaSessionId: lastMediaSessionId, connections: virtualConnections,
+                                 isolateRequestIds: configuration.isolateRequestIds)
         body(&runningApp!.app, &context)
         ids = context.ids
         lastMediaSessionId = context.lastMediaSessionId
-        for effect in context.effects {
-            switch effect {
-            case .send(let payload, let namespace, let requester):
-                reply(payload, to: requester, from: transportId, namespace: namespace)
-            case .broadcast(let payload, let namespace, let requester):
-                broadcast(from: transportId, namespace: namespace, payload, answering: requester)
-            case .event(let kind):
-                raise(kind)
-            case .log(let level, let connection, let message):
-                log(level, connection, message)
-            }
+        for output in context.outbox.outputs {
+            outbox.append(output)
+            if !listening, case .event(let event) = output { letRunningAppHear(event.kind) }
         }
+    }
+
+    /// The running app hears of an event, if it listens to the device's events.
+    private mutating func letRunningAppHear(_ kind: DeviceEvent.Kind) {
+        guard runningApp?.app.observesDeviceEvents == true else { return }
+        withRunningApp(listening: true) { app, context in app.observe(kind, context: &context) }
     }
 
     // MARK: Outputs
 
-    mutating func drain() -> [DeviceOutput] {
-        defer { pending.removeAll(keepingCapacity: true) }
-        return pending
-    }
+    mutating func drain() -> [DeviceOutput] { outbox.take() }
 
     mutating func log(_ level: DeviceLogEvent.Level, _ connection: ConnectionID?, _ message: LogMessage) {
-        pending.append(.log(DeviceLogEvent(level, connection, message)))
+        outbox.log(level, connection, message)
     }
 
     /// A sender's message no handler takes: logged, and raised so the journal can say so.
     mutating func unhandled(_ envelope: CastEnvelope, on connection: ConnectionID, _ level: DeviceLogEvent.Level, _ message: LogMessage) {
         let line = DeviceLogEvent(level, connection, message)
-        pending.append(.log(line))
+        outbox.append(.log(line))
         raise(.messageUnhandled(connection, namespace: envelope.namespace, reason: line.message))
     }
 
+    /// Something happened: it goes out with the messages, and the running app hears of it.
     mutating func raise(_ kind: DeviceEvent.Kind) {
-        pending.append(.event(DeviceEvent(time: now, kind: kind)))
-        // The running app hears of it; what it raises while it listens is not fed back.
-        guard !appIsObserving, runningApp?.app.observesDeviceEvents == true else { return }
-        appIsObserving = true
-        withRunningApp { app, context in app.observe(kind, context: &context) }
-        appIsObserving = false
+        outbox.append(.event(DeviceEvent(time: now, kind: kind)))
+        letRunningAppHear(kind)
     }
 
-    /// Answers the sender endpoint of a request, from `localId`. An answer too large for
-    /// one frame is never dropped silently: the sender gets INVALID_REQUEST instead (the
-    /// answers the protocol lets us shorten, MEDIA_STATUS and QUEUE_ITEMS, are shortened
-    /// before they get here), and the log says so.
     mutating func reply(_ payload: JSONPayload, to requester: Requester, from localId: String, namespace: String) {
-        var payload = payload
-        if payload.byteCount > CastFraming.maxPayloadBytes {
-            let rejection = RequestRejection.invalidRequest(
-                .invalidRequest,
-                "the \(payload.value["type"]?.stringValue ?? "answer") answer is \(payload.byteCount) bytes, over the \(CastFraming.maxPayloadBytes)-byte limit of one message")
-            log(.warning, requester.connection, rejection.logLine(namespace: namespace, type: nil))
-            payload = rejection.payload(requestId: requester.requestId)
-        }
-        send(payload, from: localId, to: requester.senderId, on: requester.connection, namespace: namespace)
+        outbox.reply(payload, to: requester, from: localId, namespace: namespace)
     }
 
-    /// Sends a payload to one sender endpoint on one socket.
     mutating func send(_ payload: JSONPayload, from localId: String, to peerId: String, on connection: ConnectionID,
                        namespace: String) {
-        let envelope = CastEnvelope(sourceId: localId, destinationId: peerId, namespace: namespace, payload: .string(payload.text))
-        pending.append(.send(envelope, to: [connection]))
+        outbox.send(payload, from: localId, to: peerId, on: connection, namespace: namespace)
     }
 
     /// Sends a payload from `localId` to every socket connected to it, destination `*`.
-    /// `requester` is the request it answers, if any (``DeviceConfiguration/isolateRequestIds``).
     mutating func broadcast(from localId: String, namespace: String, _ payload: JSONPayload, answering requester: Requester?) {
-        guard payload.byteCount <= CastFraming.maxPayloadBytes else {
-            log(.warning, nil, "not sent: a \(payload.byteCount)-byte \(payload.value["type"]?.stringValue ?? namespace) broadcast is over the \(CastFraming.maxPayloadBytes)-byte limit of one message")
-            return
-        }
-        var recipients = virtualConnections.subscribers(of: localId)
-        if configuration.isolateRequestIds, let requester, requester.requestId != 0,
-           payload.value["requestId"]?.intValue == requester.requestId {
-            // The requester alone gets its id back; the others a copy with requestId 0.
-            send(payload, from: localId, to: requester.senderId, on: requester.connection, namespace: namespace)
-            recipients.removeAll { $0 == requester.connection }
-            guard !recipients.isEmpty else { return }
-            let copy = JSONPayload(payload.value.replacing("requestId", with: 0))
-            pending.append(.send(CastEnvelope(sourceId: localId, destinationId: CastEndpoint.broadcast, namespace: namespace,
-                                              payload: .string(copy.text)), to: recipients))
-            return
-        }
-        guard !recipients.isEmpty else { return }
-        pending.append(.send(CastEnvelope(sourceId: localId, destinationId: CastEndpoint.broadcast, namespace: namespace,
-                                          payload: .string(payload.text)), to: recipients))
+        outbox.broadcast(payload, from: localId, namespace: namespace, to: virtualConnections.subscribers(of: localId),
+                         answering: requester, isolatingRequestIds: configuration.isolateRequestIds)
     }
 }
 

@@ -85,10 +85,10 @@ extension SimulatedDevice {
     }
 
     /// A transport connection is gone, closed by the sender or by the device: its virtual
-    /// connections and its liveness go with it. Raises its events once; a connection the
-    /// device already forgot (it closed it itself) is not forgotten twice.
+    /// connections go with it. Raises its events once; a connection the device already
+    /// forgot (it closed it itself) is not forgotten twice.
     mutating func forget(_ connection: ConnectionID, reason: ConnectionCloseReason) {
-        guard heartbeats.remove(connection) else { return }
+        guard sockets.remove(connection) != nil else { return }
         tlsCertificates[connection] = nil
         for link in virtualConnections.removeAll(on: connection) { raise(.senderDisconnected(link)) }
         raise(.connectionClosed(connection, reason: reason))

@@ -100,6 +100,6 @@ extension SimulatedDevice {
 
     private mutating func send(_ reply: Cast_Channel_DeviceAuthMessage, answering envelope: CastEnvelope, on connection: ConnectionID) {
         guard let data = try? reply.serializedData() else { return }
-        pending.append(.send(envelope.reply(.binary(data)), to: [connection]))
+        outbox.append(.send(envelope.reply(.binary(data)), to: [connection]))
     }
 }

@@ -33,32 +33,21 @@ extension SimulatedDevice {
         }
     }
 
-    /// PINGs due connections and closes the ones silent for longer than the idle timeout.
-    mutating func runHeartbeats() {
-        for (connection, due) in heartbeats.takeDue(at: now) {
-            switch due {
-            case .idle(let silence):
-                forget(connection, reason: .idleTimeout)
-                let timeout = DurationText.format(heartbeats.idleTimeout ?? silence)
-                pending.append(.close(connection, reason: "no message for \(DurationText.format(silence)) (idle timeout \(timeout))"))
-            case .ping:
-                send(JSONPayload(["type": "PING"]), from: CastEndpoint.transport, to: CastEndpoint.transport, on: connection,
-                     namespace: CastNamespace.heartbeat)
-            }
+    /// A connection's heartbeat is due (the runtime's ``HeartbeatSchedule`` says when, on
+    /// the connection's own clock): a PING from `Tr@n$p0rt-0`, or, for one silent longer
+    /// than the idle timeout, the close.
+    package mutating func heartbeatDue(_ due: HeartbeatSchedule.Due, on connection: ConnectionID, now: SimTime) -> [DeviceOutput] {
+        self.now = max(self.now, now)
+        guard sockets.contains(connection) else { return drain() }
+        switch due {
+        case .idle(let silence):
+            forget(connection, reason: .idleTimeout)
+            let timeout = DurationText.format(configuration.idleTimeout ?? silence)
+            outbox.append(.close(connection, reason: "no message for \(DurationText.format(silence)) (idle timeout \(timeout))"))
+        case .ping:
+            send(JSONPayload(["type": "PING"]), from: CastEndpoint.transport, to: CastEndpoint.transport, on: connection,
+                 namespace: CastNamespace.heartbeat)
         }
+        return drain()
     }
-
-    /// The first beat after `now` on the grid `due + k × interval`: missed beats are
-    /// skipped, not sent in a burst, and a clock moved ahead by a year costs one division,
-    /// not a loop over every beat.
-    package static func nextBeat(after due: SimTime, interval: Double, now: SimTime) -> SimTime {
-        let missed = ((now - due) / interval).rounded(.down)
-        var next = due + (missed + 1) * interval
-        // At the edge of a beat the division can round either way: a beat that falls on
-        // `now` (give or take rounding) is the one being sent now, not the next.
-        if next - now <= interval * 1e-9 { next = next + interval }
-        return next
-    }
-
-    var heartbeatDeadline: SimTime? { heartbeats.earliest }
 }

@@ -361,14 +361,17 @@ public struct RecordingConverter {
     /// Plays the recorded senders into a simulated device.
     private func simulate() throws(RecordingConversionError) -> Simulation {
         let scenario = try scenarioSoFar()
-        var session = ScenarioSession(scenario: scenario, journalLimit: events.count * 4 + 1000)
+        var session = ScenarioSession(scenario: scenario)
+        // What the simulated device said, as a journal keeps it.
+        var journal = MessageJournal(limit: events.count * 4 + 1000)
         var open = Set<ConnectionID>()
         var seen = Set<ConnectionID>()
         var closed = Set<ConnectionID>()
         func take(_ outputs: [ScenarioOutput], _ session: inout ScenarioSession) {
             for output in outputs {
+                journal.hear(output)
                 switch output {
-                case .device(.close(let connection, _)), .closeConnection(let connection, _):
+                case .close(let connection, _), .closeConnection(let connection, _):
                     guard open.remove(connection) != nil else { continue }
                     closed.insert(connection)
                     take(session.connectionClosed(connection, now: session.now), &session)
@@ -403,7 +406,7 @@ public struct RecordingConverter {
             }
         }
         if let last = events.last { take(session.advance(to: max(session.now, last.time)), &session) }
-        return Simulation(segments: Self.segments(of: session.journal.entries.map {
+        return Simulation(segments: Self.segments(of: journal.entries.map {
             (time: $0.time.seconds, direction: $0.direction, connections: $0.connections, envelope: $0.envelope)
         }), closed: closed)
     }

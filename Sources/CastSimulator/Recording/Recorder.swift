@@ -222,6 +222,8 @@ extension Recorder {
         case .disconnected(let id, let how, let time): (.disconnected(id, how: how), time)
         case .input(let action, let time): (.input(action), time)
         case .upstream(let id, let connected, let reason): (.upstream(id, connected: connected, reason: reason), now)
+        // The journal's late note on a message a rule held back: the recording has the message.
+        case .unhandled: nil
         }
     }
 }
@@ -230,7 +232,7 @@ extension DeviceRunner {
     /// The header of a recording of this device, starting now.
     package func recordingHeader(host: String?, castPort: Int?, version: String = CastsimVersion.current) -> RecordingHeader {
         RecordingHeader(castsim: version, recordedAt: Recorder.wallNow, source: .device, device: session.scenario.device.identity,
-                        host: host, castPort: castPort, clock: clockReading.mode.setting,
+                        host: host, castPort: castPort, clock: clockReading.mode,
                         scenario: session.scenario.source ?? ["name": .string(session.scenario.name), "device": session.scenario.device.scenarioJSON])
     }
 

@@ -1,0 +1,24 @@
+/// Why the device will not carry out a control request (the control API's `act`) now.
+public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A connection by id that is not open, or (all, first, last) no connection at all.
+    case noSuchConnection(TimelineStep.ConnectionSelector)
+    case noSuchApp(String, offered: [String])
+    /// A sender endpoint (destination id) with no virtual connection on any connection.
+    case noSuchSender(String)
+    case clockNotManual(ClockMode)
+    /// A household step that cannot be done now (a group no one made, a leader offline ...).
+    case household(String)
+
+    public var description: String {
+        switch self {
+        case .noSuchConnection(.connection(let id)): "no open connection \(id.rawValue)"
+        case .noSuchConnection: "no connection is open: no sender would get it"
+        case .noSuchSender(let id): "no sender \(id) is connected (CONNECT); name its connection too (\"to\": ID) to send it anyway"
+        case .noSuchApp(let appId, let offered):
+            "this device offers no app \(appId); it offers \(offered.joined(separator: ", ")) (a scenario's device.apps)"
+        case .household(let reason): reason
+        case .clockNotManual(let mode):
+            "the clock is \(mode.name); only a manual clock (--manual-clock, or a scenario's \"clock\": {\"mode\": \"manual\"}) is advanced by hand"
+        }
+    }
+}

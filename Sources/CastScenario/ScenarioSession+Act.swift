@@ -1,0 +1,35 @@
+import CastDevice
+
+extension ScenarioSession {
+    /// Why `action` would do nothing if carried out now, as the control API's `act`: it
+    /// targets connections and none of them is open, sends to a sender no one connected,
+    /// launches an app the device does not offer, or advances a clock that is not manual.
+    /// nil: it can be done. Household steps are the household's to refuse.
+    package func refusal(of action: TimelineStep.Action, clock: ClockMode) -> ControlRefusal? {
+        if let selector = action.targetedConnections, !selects(selector) {
+            return .noSuchConnection(selector)
+        }
+        if case .emit(_, _, .all, let destination?, _) = action,
+           !device.snapshot.senders.contains(where: { $0.link.peerId == destination }) {
+            return .noSuchSender(destination)
+        }
+        if case .device(.launchApp(let appId)) = action {
+            let offered = scenario.device.apps.map(\.appId)
+            if !offered.contains(appId) { return .noSuchApp(appId, offered: offered) }
+        }
+        if case .advance = action, clock != .manual { return .clockNotManual(clock) }
+        return nil
+    }
+}
+
+extension TimelineStep.Action {
+    /// The connections an action is for, if it is for some: at least one must be open.
+    var targetedConnections: TimelineStep.ConnectionSelector? {
+        switch self {
+        case .emit(_, _, let to, _, _): to
+        case .closeConnection(let which, _), .sendFrame(let which, _): which
+        case .delayReplies(_, _, let which): which
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CastDevice
+import NIOCore
+
+/// Keeps each sender's liveness on the real clock, whatever the simulation clock does: the
+/// device's PINGs every interval and the idle timeout are properties of the real
+/// connection, so a manual clock moved by hours, or one running a hundred times faster,
+/// neither floods a sender with PINGs nor drops one that is talking. It says what is due;
+/// the runner tells the device. Used on the device's loop only.
+struct ConnectionLiveness {
+    private var schedule: HeartbeatSchedule
+    /// Where the real clock of the schedule starts.
+    private let origin: NIODeadline
+    private var wakeUp: Scheduled<Void>?
+    private var wakeUpAt: NIODeadline?
+
+    init(_ configuration: DeviceConfiguration, origin: NIODeadline) {
+        schedule = HeartbeatSchedule(heartbeatInterval: configuration.heartbeatInterval, idleTimeout: configuration.idleTimeout)
+        self.origin = origin
+    }
+
+    private func seconds(at wall: NIODeadline) -> Double { Double((wall - origin).nanoseconds) / 1e9 }
+
+    mutating func opened(_ id: ConnectionID, at wall: NIODeadline) {
+        guard !schedule.isOff else { return }
+        schedule.open(id, at: seconds(at: wall))
+    }
+
+    /// Anything from the sender counts: castv2-client never answers the device's PINGs.
+    mutating func heard(_ id: ConnectionID, at wall: NIODeadline) {
+        guard schedule.idleTimeout != nil else { return }
+        schedule.heard(id, at: seconds(at: wall))
+    }
+
+    mutating func closed(_ id: ConnectionID) {
+        schedule.remove(id)
+    }
+
+    /// What is due at `wall`, in order.
+    mutating func takeDue(at wall: NIODeadline) -> [(ConnectionID, HeartbeatSchedule.Due)] {
+        schedule.takeDue(at: seconds(at: wall))
+    }
+
+    /// Wakes `fire` on `loop` when the earliest connection is due; once scheduled, a
+    /// wake-up is moved only when that time changes.
+    mutating func scheduleWakeUp(on loop: any EventLoop, _ fire: @escaping () -> Void) {
+        let target = schedule.earliest.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded(.up))) }
+        guard target != wakeUpAt else { return }
+        wakeUp?.cancel()
+        wakeUpAt = target
+        wakeUp = target.map { loop.assumeIsolated().scheduleTask(deadline: $0, fire) }
+    }
+
+    /// The wake-up fired: nothing is scheduled until the next ``scheduleWakeUp(on:_:)``.
+    mutating func wokeUp() {
+        wakeUp = nil
+        wakeUpAt = nil
+    }
+
+    mutating func cancel() {
+        wakeUp?.cancel()
+        wokeUp()
+    }
+}

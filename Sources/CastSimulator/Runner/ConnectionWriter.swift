@@ -1,0 +1,149 @@
+import CastDevice
+import CastScenario
+import NIOCore
+import NIOPosix
+
+/// The device's side of its sender connections: each one's write queue, with what a
+/// sender has not read yet counted against a limit, written replies flushed once per batch,
+/// and how each close came about. Used on the device's loop only.
+final class ConnectionWriter {
+    private(set) var sinks: [ConnectionID: ConnectionSink] = [:]
+    /// Connections the device side is closing, and how, for the news of their end.
+    private var closing: [ConnectionID: ConnectionEnding] = [:]
+    /// Connections written to since the last flush.
+    private var unflushed: [ConnectionSink] = []
+    /// Bytes a sender may leave unread before it is dropped.
+    let queueLimit: Int
+
+    init(queueLimit: Int) { self.queueLimit = queueLimit }
+
+    func add(_ id: ConnectionID, channel: any Channel) {
+        sinks[id] = ConnectionSink(channel: channel)
+    }
+
+    /// A connection's channel is gone: forgets it, and says how it ended (the device's own
+    /// closes are known here and win over what the channel saw). nil: it was forgotten before.
+    func remove(_ id: ConnectionID, seen how: ConnectionEnding) -> ConnectionEnding? {
+        guard sinks.removeValue(forKey: id) != nil else { return nil }
+        return closing.removeValue(forKey: id) ?? how
+    }
+
+    /// Notes that the device is ending `id`, unless an ending was noted already.
+    func noteEnding(_ id: ConnectionID, _ ending: ConnectionEnding) {
+        if sinks[id] != nil, closing[id] == nil { closing[id] = ending }
+    }
+
+    /// Queues a frame for `id`, to be flushed with the batch; false when the sender has
+    /// left more than ``queueLimit`` unread and must be dropped (nothing is queued then).
+    func write(_ frame: ByteBuffer, to id: ConnectionID) -> Bool {
+        guard let sink = sinks[id] else { return true }
+        guard sink.queuedBytes + frame.readableBytes <= queueLimit else { return false }
+        enqueue(frame, on: sink)
+        return true
+    }
+
+    func enqueue(_ frame: ByteBuffer, on sink: ConnectionSink) {
+        if sink.enqueue(frame) { unflushed.append(sink) }
+    }
+
+    func flushWrites() {
+        // Flushing can call back in (a sender reading again hands over its held messages),
+        // so the list is taken before any of it is flushed.
+        while !unflushed.isEmpty {
+            let sinks = unflushed
+            unflushed.removeAll(keepingCapacity: true)
+            for sink in sinks { sink.flush() }
+        }
+    }
+
+    /// Closes `id` from the device's side, after what was written to it: at once, without
+    /// the TLS goodbye (``Channel/drop()``). The news of its end says `ending`.
+    func drop(_ id: ConnectionID, as ending: ConnectionEnding) {
+        guard let sink = sinks[id] else { return }
+        noteEnding(id, ending)
+        sink.flush()
+        sink.channel.drop()
+    }
+
+    /// Drops `id` and forgets it now (a reset; a sender that is not reading, whose unread
+    /// replies are not flushed): no news comes of it later.
+    func evict(_ id: ConnectionID, flushing: Bool) {
+        guard let sink = sinks.removeValue(forKey: id) else { return }
+        closing[id] = nil
+        if flushing { sink.flush() }
+        sink.channel.drop()
+    }
+
+    /// A scenario's close: clean (TLS close_notify, then FIN), or a TCP reset.
+    func close(_ id: ConnectionID, reset: Bool) {
+        guard let sink = sinks[id] else { return }
+        closing[id] = .device
+        sink.flush()
+        if reset, let socket = sink.channel as? any SocketOptionProvider {
+            // SO_LINGER 0: close() sends RST instead of FIN; a reset is abrupt, so
+            // without the TLS close_notify either.
+            let channel = sink.channel
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.drop() }
+        } else {
+            sink.channel.close(promise: nil)
+        }
+    }
+
+    /// Drops and forgets every connection (a reset); returns their ids.
+    func evictAll() -> [ConnectionID] {
+        let ids = sinks.keys.sorted()
+        for id in ids { evict(id, flushing: true) }
+        unflushed.removeAll()
+        return ids
+    }
+
+    /// Drops every connection, after what was written to each (the device stopping, or
+    /// moving); each one's end is news as its channel goes.
+    func dropAll(as ending: ConnectionEnding) {
+        for id in sinks.keys.sorted() { drop(id, as: ending) }
+    }
+}
+
+/// One connection's write side, with the count of bytes written but not yet on the socket.
+final class ConnectionSink {
+    let channel: any Channel
+    private(set) var queuedBytes = 0
+    private var needsFlush = false
+
+    init(channel: any Channel) { self.channel = channel }
+
+    /// Writes a frame, to be flushed later; true when the sink was clean until now.
+    func enqueue(_ frame: ByteBuffer) -> Bool {
+        let size = frame.readableBytes
+        queuedBytes += size
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { [self] _ in queuedBytes -= size }
+        channel.write(frame, promise: promise)
+        defer { needsFlush = true }
+        return !needsFlush
+    }
+
+    func flush() {
+        guard needsFlush else { return }
+        needsFlush = false
+        channel.flush()
+    }
+}
+
+extension RawFrame {
+    /// Bytes of a frame no sender should have to accept.
+    var bytes: ByteBuffer {
+        var buffer = ByteBuffer()
+        switch self {
+        case .malformed:
+            // A correct length, then a body that is no protobuf.
+            buffer.writeInteger(UInt32(16), endianness: .big)
+            buffer.writeBytes([UInt8](repeating: 0xFF, count: 16))
+        case .oversized:
+            // A length far over the 64 KiB limit, then the start of a body.
+            buffer.writeInteger(UInt32(1 << 20), endianness: .big)
+            buffer.writeBytes([UInt8](repeating: 0x08, count: 64))
+        }
+        return buffer
+    }
+}
