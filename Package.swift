@@ -48,7 +48,9 @@ let package = Package(
         // Scenario files: model, validation, and the director that plays them out.
         .target(
             name: "CastScenario",
-            dependencies: ["CastDevice", "CastWire"]
+            dependencies: ["CastDevice", "CastWire"],
+            // The scenario grammar, written once; apps' parts are added at run time.
+            resources: [.embedInCode("Schema/scenario.schema.json")]
         ),
         // mDNS / DNS-SD: the DNS message codec and the responder as a pure state machine,
         // and the UDP sockets it runs on.
@@ -117,7 +119,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Assets"]
+            // Written as ordinary files, carried in the binary (no bundle to install beside it).
+            resources: [
+                .embedInCode("Assets/openapi.json"), .embedInCode("Assets/dashboard.html"), .embedInCode("Assets/dashboard.js"),
+                .embedInCode("Assets/recording.js"), .embedInCode("Assets/dashboard.css"),
+            ]
         ),
         // What a Swift test needs: a device and a small Cast sender in a line or two.
         .target(

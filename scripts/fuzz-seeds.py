@@ -82,7 +82,8 @@ MESSAGES: list[tuple[str, int, dict]] = [
     (NS_CONNECTION, APP, {"type": "CLOSE"}),
 ]
 
-# The EMP receiver (FuzzDevice launches it on a 0xFC record): both LOAD forms and its commands.
+# The EMP receiver (FuzzDevice launches the device's third app, the EMP receiver, on a 0xFC 0x02 record): both
+# LOAD forms and its commands.
 EMP_MESSAGES: list[tuple[str, int, dict]] = [
     (NS_MEDIA, APP, {"type": "LOAD", "requestId": 20, "media": {"contentId": "a1", "streamType": "BUFFERED"},
                      "credentials": "t", "autoplay": True,
@@ -209,10 +210,10 @@ def main() -> None:
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
         record = bytes([DEVICE_NAMESPACES.index(namespace), destination, 0]) + text.encode()
         write("FuzzJSON", text.encode())
-        write("FuzzDevice", b"\xfc\x00\x00\x00" + record)
+        write("FuzzDevice", b"\xfc\x02\x00\x00" + record)
         emp_records.append(record)
     # An EMP session: launch, the LOADs and commands, time passing over a program boundary.
-    write("FuzzDevice", b"\x00".join([b"\xfc\x00\x00"] + emp_records[:8] + [b"\xfe\x3c\x00"] + emp_records[8:]))
+    write("FuzzDevice", b"\x00".join([b"\xfc\x02\x00"] + emp_records[:8] + [b"\xfe\x3c\x00"] + emp_records[8:]))
     write("FuzzFrames", session_frames)
     # A session with a clock advance (0xFE) and a reconnect (0xFD) in the middle.
     write("FuzzDevice", b"\x00".join(session_records[:12] + [b"\xfe\x3c\x00", b"\xfd\x00\x00"] + session_records[12:]))

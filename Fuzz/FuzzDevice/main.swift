@@ -7,30 +7,22 @@
 //   [namespace][destination][source] payload…
 // with each selector byte taken modulo its table below; a namespace byte of 0xFE
 // advances the clock by the destination byte in seconds, 0xFD closes and reopens the
-// second connection, 0xFC launches the EMP receiver (over a small Exposure world) in
-// place of the Default Media Receiver.
+// second connection, 0xFC launches the device's app numbered by the destination byte (in
+// place of the Default Media Receiver), each app with its example world.
 import CastDevice
 import CastWire
 
-private let namespaces = [
-    CastNamespace.connection, CastNamespace.heartbeat, CastNamespace.receiver, CastNamespace.media,
-    CastNamespace.deviceAuth, "urn:x-cast:com.example.custom", "", CastNamespace.emp,
-]
-private let sources = [CastEndpoint.platformSender, "sender-fuzz", ""]
 private let identity = try! DeviceIdentity(uuid: "fedcba9876543210fedcba9876543210", friendlyName: "Fuzz TV")
 private let configuration = {
     var configuration = DeviceConfiguration(identity: identity)
-    configuration.exposure = ExposureWorld(
-        isOpen: false,
-        businessUnits: [.init(customer: "C", businessUnit: "B", sessionTokens: ["t": .valid, "old": .expired])],
-        assets: ["a1": .init(duration: 120, textLanguages: ["en", "sv"], audioLanguages: ["en", "de"],
-                             gaps: [.init(from: 30, to: 40)], bookmark: 50),
-                 "geo": .init(entitlement: .refused(.init(message: "GEO_BLOCKED")))],
-        channels: ["ch": .init(programs: [.init(programId: "p1", assetId: "x1", start: 0, end: 60),
-                                          .init(programId: "p2", assetId: "x2", start: 60, end: 300)],
-                               textLanguages: ["en"])])
+    configuration.appSections = AppRegistry.builtIn.exampleSections
     return configuration
 }()
+private let namespaces = [
+    CastNamespace.connection, CastNamespace.heartbeat, CastNamespace.receiver, CastNamespace.media,
+    CastNamespace.deviceAuth, "urn:x-cast:com.example.custom", "",
+] + Set(configuration.apps.flatMap(\.namespaces)).subtracting([CastNamespace.media]).sorted()
+private let sources = [CastEndpoint.platformSender, "sender-fuzz", ""]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDevice(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -64,7 +56,8 @@ public func fuzzDevice(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             _ = device.connectionClosed(second, now: now)
             _ = device.connectionOpened(second, now: now)
         case 0xFC:
-            send(CastNamespace.receiver, to: CastEndpoint.platformReceiver, #"{"type":"LAUNCH","appId":"F40E2D17","requestId":3}"#)
+            let appId = configuration.apps[Int(bytes[1]) % configuration.apps.count].appId
+            send(CastNamespace.receiver, to: CastEndpoint.platformReceiver, #"{"type":"LAUNCH","appId":"\#(appId)","requestId":3}"#)
             transportId = device.snapshot(at: now).runningApp?.transportId ?? "none"
             destinations[1] = transportId
             send(CastNamespace.connection, to: transportId, #"{"type":"CONNECT"}"#)

@@ -56,11 +56,11 @@ struct ControlRoutes: Sendable {
     ]
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/") { _, _ in ControlResponse.text(ControlAssets.dashboardHTML, contentType: "text/html; charset=utf-8") }
+        router.get("/") { _, _ in ControlResponse.text(DashboardPage.html, contentType: "text/html; charset=utf-8") }
         router.get("/dashboard.js") { _, _ in ControlResponse.text(ControlAssets.dashboardJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/recording.js") { _, _ in ControlResponse.text(ControlAssets.recordingJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }
-        router.get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlAssets.openAPI, contentType: "application/json") }
+        router.get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlOpenAPI.text, contentType: "application/json") }
         router.get("\(Self.prefix)/devices") { request, _ in
             try Self.noQuery(request)
             return ControlResponse.json(["devices": .array(try await endpoints().asyncMap(DevicesView.json))])
@@ -118,11 +118,15 @@ struct ControlRoutes: Sendable {
         try Self.noQuery(request)
         let snapshot = try await simulator.snapshot()
         let clock = try await simulator.clock()
-        // The journal only for what the EMP view shows of it: the newest EMP events sent.
-        let empEvents = snapshot.runningApp?.state.emp == nil ? [] : try await simulator.journal(newest: StateView.empEventCount) {
-            $0.direction == .outbound && $0.envelope.namespace == CastNamespace.emp
+        // The journal only for what the running app's panel shows of it: the newest
+        // messages sent on its namespace.
+        var panelEvents: [JournalEntry] = []
+        if snapshot.runningApp?.state.panel != nil, let namespace = snapshot.runningApp?.panel?.eventsNamespace {
+            panelEvents = try await simulator.journal(newest: StateView.panelEventCount) {
+                $0.direction == .outbound && $0.envelope.namespace == namespace
+            }
         }
-        return ControlResponse.json(StateView.json(snapshot, clock: clock, empEvents: empEvents))
+        return ControlResponse.json(StateView.json(snapshot, clock: clock, panelEvents: panelEvents))
     }
 
     private func journal(_ request: Request, unhandledOnly: Bool) async throws -> Response {

@@ -52,7 +52,7 @@ enum JournalView {
             }
             if let namespace = query["namespace"] {
                 guard !namespace.isEmpty else { throw .badRequest("namespace: expected a namespace or a short name, got nothing") }
-                self.namespace = MessagePattern.namespaceAliases[namespace] ?? namespace
+                self.namespace = MessagePattern.namespace(namespace)
             }
             type = query["type"]
             if let direction = query["direction"] {

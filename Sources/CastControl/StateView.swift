@@ -5,11 +5,12 @@ import CastWire
 
 /// `GET /api/v1/state`: the device as a sender would see it, and more, as JSON.
 enum StateView {
-    /// How many of the newest EMP events the state shows.
-    static let empEventCount = 20
+    /// How many of the newest messages on an app's namespace its panel shows.
+    static let panelEventCount = 20
 
-    /// `empEvents`: the newest EMP custom-namespace messages the device sent, oldest first.
-    static func json(_ snapshot: DeviceSnapshot, clock: (mode: ClockMode, time: SimTime), empEvents: [JournalEntry]) -> JSONValue {
+    /// `panelEvents`: the newest messages the device sent on the running app's panel's
+    /// namespace (``AppPanel/eventsNamespace``), oldest first.
+    static func json(_ snapshot: DeviceSnapshot, clock: (mode: ClockMode, time: SimTime), panelEvents: [JournalEntry]) -> JSONValue {
         let identity = snapshot.identity
         var links: [ConnectionID: [JSONValue]] = [:]
         for sender in snapshot.senders {
@@ -18,7 +19,7 @@ enum StateView {
                 "type": .string(sender.type.name), "userAgent": sender.userAgent.map(JSONValue.string) ?? nil,
             ])
         }
-        return [
+        var state: [String: JSONValue] = [
             "time": .number(snapshot.time.seconds),
             "clock": ClockView.json(clock),
             "device": [
@@ -33,8 +34,13 @@ enum StateView {
                 ["id": .number(Double(id.rawValue)), "senders": .array(links[id] ?? [])]
             }),
             "media": snapshot.media.map(media) ?? nil,
-            "emp": snapshot.runningApp?.state.emp.map { emp($0, events: empEvents) } ?? nil,
         ]
+        // Every app's panel has its member, null but for the running app's.
+        for panel in AppRegistry.builtIn.panels { state[panel.key] = .null }
+        if let app = snapshot.runningApp, let panel = app.panel, let own = app.state.panel {
+            state[panel.key] = own.replacing("lastEvents", with: .array(panelEvents.map(JournalView.json)))
+        }
+        return .object(state)
     }
 
     static func app(_ app: RunningAppSnapshot) -> JSONValue {
@@ -42,6 +48,7 @@ enum StateView {
             "appId": .string(app.appId), "displayName": .string(app.displayName), "sessionId": .string(app.sessionId),
             "transportId": .string(app.transportId), "namespaces": .array(app.namespaces.map(JSONValue.string)),
             "idleScreen": .bool(app.isIdleScreen),
+            "panel": app.panel.map { ["key": .string($0.key), "title": .string($0.title)] } ?? nil,
         ]
     }
 
@@ -64,25 +71,6 @@ enum StateView {
             "customData": media.customData ?? nil,
             "items": .array(media.items.map(\.json)),
             "textTrackStyle": media.textTrackStyle ?? nil,
-        ]
-    }
-
-    /// What the EMP receiver plays, and the newest EMP events it sent (from the journal).
-    static func emp(_ emp: EMPSnapshot, events: [JournalEntry]) -> JSONValue {
-        let grant = emp.entitlement
-        func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? nil }
-        func optional(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? nil }
-        return [
-            "assetId": optional(emp.assetId), "channelId": optional(emp.channelId), "programId": optional(emp.programId),
-            "live": .bool(emp.isLive), "timeshiftEnabled": .bool(emp.timeshiftEnabled), "autoplay": .bool(emp.autoplay),
-            "customer": optional(emp.customer), "businessUnit": optional(emp.businessUnit),
-            "entitlement": [
-                "live": grant.live.map(JSONValue.bool) ?? nil, "ffEnabled": .bool(grant.ffEnabled), "rwEnabled": .bool(grant.rwEnabled),
-                "timeshiftEnabled": .bool(grant.timeshiftEnabled), "airplayBlocked": .bool(grant.airplayBlocked),
-                "minBitrate": optional(grant.minBitrate), "maxBitrate": optional(grant.maxBitrate),
-                "maxResHeight": optional(grant.maxResHeight),
-            ],
-            "lastEvents": .array(events.map(JournalView.json)),
         ]
     }
 }

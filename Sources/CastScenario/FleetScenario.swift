@@ -125,7 +125,7 @@ public struct FleetScenario: Sendable {
     /// group, which must be declared or created by some step.
     private static func groups(_ json: JSONValue?, devices names: [String], scenarios: [Scenario],
                                issues: inout [ScenarioIssue]) -> [GroupDeclaration] {
-        let reader = ScenarioReader()
+        let reader = JSONChecker()
         let parser = ScenarioParser(reader: reader)
         var groups: [GroupDeclaration] = []
         if let json {

@@ -1,3 +1,4 @@
+import CastDevice
 import CastWire
 import Foundation
 
@@ -67,12 +68,14 @@ public struct MessagePattern: Sendable, Equatable {
         return current
     }
 
-    /// The short names scenario files may use for the Cast namespaces.
+    /// The short names scenario files may use for the Cast namespaces, and for the apps'.
     public static let namespaceAliases: [String: String] = [
         "connection": CastNamespace.connection, "heartbeat": CastNamespace.heartbeat,
         "deviceauth": CastNamespace.deviceAuth, "receiver": CastNamespace.receiver, "media": CastNamespace.media,
-        "emp": CastNamespace.emp,
-    ]
+    ].merging(AppRegistry.builtIn.namespaceAliases) { own, _ in own }
+
+    /// The namespace a short name stands for; any other text as it is.
+    public static func namespace(_ text: String) -> String { namespaceAliases[text] ?? text }
 }
 
 /// What a field's value must be. A plain JSON value means "equals"; an object with one

@@ -28,9 +28,9 @@ package enum ScenarioFragment {
     private static func read<T>(_ json: JSONValue, at path: JSONPath = .root, _ body: (ScenarioParser, JSONReader) -> T?)
         throws(ScenarioValidationError) -> T
     {
-        let reader = ScenarioReader()
+        let reader = JSONChecker()
         let value = body(ScenarioParser(reader: reader), JSONReader(json, at: path))
-        guard reader.issues.isEmpty, let value else {
+        guard reader.isClean, let value else {
             throw ScenarioValidationError(file: nil, issues: reader.issues.isEmpty
                 ? [ScenarioIssue(path: path.description, message: "not understood")] : reader.issues)
         }

@@ -17,8 +17,6 @@ public enum CastNamespace {
     /// Speaker groups on `receiver-0` of every device and group endpoint: MULTIZONE_STATUS,
     /// DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED, SET_DEVICE_VOLUME (castv2-groups.md §4).
     public static let multizone = "urn:x-cast:com.google.cast.multizone"
-    /// The EMP (Red Bee / Ericsson Exposure) receiver's own channel: `{"type", "data"}` JSON.
-    public static let emp = "urn:x-cast:com.ericsson.cast.receiver"
 
     /// Transport namespaces are routed with or without a prior CONNECT (§1.5).
     public static func isTransport(_ namespace: String) -> Bool {

@@ -35,6 +35,6 @@ struct SchemaCommand: ParsableCommand {
         commandName: "schema", abstract: "Print the JSON Schema of scenario files.")
 
     func run() {
-        print(ScenarioSchema.json)
+        print(ScenarioSchema.json, terminator: "")
     }
 }

@@ -60,42 +60,6 @@ struct ControlAPITests {
         }
     }
 
-    @Test("state: an EMP session shows its channel, program, entitlement and the newest EMP events")
-    func empState() async throws {
-        let scenario = try Scenario.parse(Data(#"""
-            {"name": "emp", "clock": {"mode": "manual"}, "device": {"idleTimeout": "0s", "heartbeatInterval": "0s"},
-             "exposure": {
-               "epoch": "2026-05-01T18:00:00Z",
-               "businessUnits": [{"customer": "Blixt", "businessUnit": "Play", "sessionTokens": {"tok": "valid"}}],
-               "channels": {"news-24": {"title": "News 24", "programs": [
-                 {"programId": "morning", "assetId": "morning-news", "title": "Morning News", "start": "0s", "end": "10m"},
-                 {"programId": "weather", "assetId": "weather", "title": "Weather", "start": "10m", "end": "20m"}]}}}}
-            """#.utf8))
-        try await withControlledDevice(configure: { $0.scenario = scenario; $0.clock = .manual }) { simulator, http in
-            let sender = try await CastTestSender.connect(to: simulator)
-            let transportId = try await sender.launch("F40E2D17")
-            _ = try await sender.request(CastNamespace.media, to: transportId, [
-                "type": "LOAD", "media": ["contentId": "news-24", "streamType": "LIVE", "contentType": "video/mp4"],
-                "credentials": "tok", "customData": ["customer": "Blixt", "businessUnit": "Play"], "autoplay": true,
-            ])
-            // Across the program boundary: the receiver says so on its namespace.
-            await simulator.advanceClock(by: 11 * 60)
-            #expect(await sender.waitFor { envelope, json in envelope.namespace == CastNamespace.emp && json["type"] == "programchanged" } != nil)
-
-            let emp = try #require(try await http.get("/api/v1/state").json["emp"])
-            #expect(emp["channelId"] == "news-24" && emp["programId"] == "weather" && emp["live"] == true)
-            #expect(emp["customer"] == "Blixt" && emp["businessUnit"] == "Play")
-            #expect(emp["entitlement"]?["ffEnabled"] != nil && emp["entitlement"]?["airplayBlocked"] == false)
-            let events = emp["lastEvents"]?.arrayValue ?? []
-            #expect(!events.isEmpty && events.count <= 20)
-            #expect(events.allSatisfy { $0["namespace"] == .string(CastNamespace.emp) && $0["direction"] == "out" })
-            #expect(events.last?["type"] == "programchanged")
-            let sequences = events.compactMap { $0["seq"]?.intValue }
-            #expect(sequences == sequences.sorted())
-            await sender.close()
-        }
-    }
-
     @Test("journal: a poller whose cursor is older than what the journal keeps is told it missed some")
     func journalGaps() async throws {
         try await withControlledDevice(configure: { $0.clock = .manual; $0.journalLimit = 6 }) { simulator, http in
@@ -524,14 +488,30 @@ struct ControlAPITests {
         }
     }
 
-    @Test("The OpenAPI document is served, is the file in the repository, and describes every route")
+    @Test("The OpenAPI document is served, is the file in the repository with the scenario's and the apps' schemas put in, and describes every route")
     func openAPI() async throws {
         try await withControlledDevice { _, http in
             let reply = try await http.get("/api/v1/openapi.json")
             #expect(reply.status == 200 && reply.headers["content-type"] == "application/json")
-            let file = try String(contentsOf: Self.repository.appendingPathComponent("Sources/CastControl/Assets/openapi.json"), encoding: .utf8)
-            #expect(reply.body == file, "Sources/CastControl/Assets changed: run scripts/embed-control-assets.sh")
-            let document = reply.json
+            let file = try JSONValue.parse(Data(contentsOf: Self.repository.appendingPathComponent("Sources/CastControl/Assets/openapi.json")),
+                                           limits: .document)
+            let document = try JSONValue.parse(Array(reply.body.utf8), limits: .document)
+            #expect(document["paths"] == file["paths"] && document["info"] == file["info"])
+            // Nothing refers outside the document, and every reference leads somewhere.
+            let text = reply.body
+            #expect(!text.contains("scenario.schema.json#"))
+            let schemas = document["components"]?["schemas"]?.objectValue ?? [:]
+            for name in Self.references(in: document) { #expect(schemas[name] != nil, "#/components/schemas/\(name) is not there") }
+            // `act` takes exactly the scenario's actions, the apps' included; `verify` its patterns.
+            let action = ScenarioSchema.document["$defs"]?["action"]?["properties"]?.objectValue?.keys.sorted()
+            #expect(schemas["scenario.action"]?["properties"]?.objectValue?.keys.sorted() == action)
+            #expect(schemas["Action"]?["$ref"] == "#/components/schemas/scenario.action")
+            #expect(schemas["MessagePattern"]?["$ref"] == "#/components/schemas/scenario.pattern")
+            // Each app's panel is a member of the state.
+            for panel in AppRegistry.builtIn.panels {
+                #expect(schemas["State"]?["properties"]?[panel.key]?["anyOf"]?[0]?["$ref"] == .string("#/components/schemas/app.\(panel.key)"))
+                #expect(schemas["app.\(panel.key)"]?["properties"]?["summary"] != nil)
+            }
             #expect(document["openapi"]?.stringValue?.hasPrefix("3.") == true)
             for (path, methods) in ControlRoutes.table {
                 for method in methods {
@@ -556,8 +536,22 @@ struct ControlAPITests {
             for asset in ["dashboard.js", "recording.js", "dashboard.css"] {
                 let served = try await http.get("/\(asset)")
                 let file = try String(contentsOf: Self.repository.appendingPathComponent("Sources/CastControl/Assets/\(asset)"), encoding: .utf8)
-                #expect(served.status == 200 && served.body == file, "\(asset) differs: run scripts/embed-control-assets.sh")
+                #expect(served.status == 200 && served.body == file, "\(asset) is served as it is in the repository")
             }
+        }
+    }
+
+    /// The component names every `#/components/schemas/NAME` reference in `value` names.
+    static func references(in value: JSONValue) -> Set<String> {
+        switch value {
+        case .object(let members):
+            var found = Set(members.values.flatMap { references(in: $0) })
+            if let reference = members["$ref"]?.stringValue, reference.hasPrefix("#/components/schemas/") {
+                found.insert(String(reference.dropFirst("#/components/schemas/".count)))
+            }
+            return found
+        case .array(let elements): return Set(elements.flatMap { references(in: $0) })
+        default: return []
         }
     }
 

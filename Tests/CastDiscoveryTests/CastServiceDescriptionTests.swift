@@ -8,7 +8,7 @@ struct CastServiceDescriptionTests {
     @Test("PTR, subtypes, SRV to the dashed-UUID host, TXT in a real device's order, A and AAAA; TTLs and cache-flush bits")
     func records() {
         let description = CastServiceDescription(uuid: Self.uuid, friendlyName: "Living Room TV", modelName: "Chromecast Ultra",
-                                                 capabilities: 5, appIds: ["CC1AD845", "F40E2D17"])
+                                                 capabilities: 5, appIds: ["CC1AD845", "0F5096E8"])
         let instance = DNSName(labels: ["Chromecast-Ultra-\(Self.uuid)", "_googlecast", "_tcp", "local"])
         let host = DNSName(labels: ["1930a236-8961-05d6-f902-6ddc5e85e3a8", "local"])
         #expect(description.instanceName == instance && description.hostName == host)
@@ -20,7 +20,7 @@ struct CastServiceDescriptionTests {
             DNSRecord(name: DNSName("_googlecast._tcp.local"), data: .ptr(instance), ttl: 4500),
             DNSRecord(name: DNSName("_services._dns-sd._udp.local"), data: .ptr(DNSName("_googlecast._tcp.local")), ttl: 4500),
             DNSRecord(name: DNSName("_CC1AD845._sub._googlecast._tcp.local"), data: .ptr(instance), ttl: 4500),
-            DNSRecord(name: DNSName("_F40E2D17._sub._googlecast._tcp.local"), data: .ptr(instance), ttl: 4500),
+            DNSRecord(name: DNSName("_0F5096E8._sub._googlecast._tcp.local"), data: .ptr(instance), ttl: 4500),
             DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: 8009, target: host), ttl: 120, cacheFlush: true),
             DNSRecord(name: instance, data: .txt(txt.map { Array($0.utf8) }), ttl: 4500, cacheFlush: true),
             DNSRecord(name: host, data: .a([192, 168, 1, 23]), ttl: 120, cacheFlush: true),

@@ -7,33 +7,41 @@ import Testing
 
 /// A recording castsim makes of itself under the manual clock, converted and replayed with
 /// the same sender behaviour, gives every sender byte-identical messages: for every example
-/// scenario in scenarios/.
+/// scenario in scenarios/ (those of an app's own world: in the app's folder, with the LOAD
+/// that app takes).
 @Suite("Recording determinism over the example scenarios")
 struct RecordingDeterminismTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scenarios")
 
-    static var examples: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+    /// The examples of one device, and whether they declare an app's own section.
+    static func examples(withAppSections: Bool) -> [String] {
+        let sections = Set(AppRegistry.builtIn.sections.map(\.key))
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             .filter { $0.hasSuffix(".json") && $0 != "scenario.schema.json" }.sorted()
             // A recording is of one device: a household's example is left out.
             .filter { (try? FleetScenario.load(contentsOf: folder.appendingPathComponent($0)))?.devices.count == 1 }
+            .filter { file in
+                let source = (try? Scenario.load(contentsOf: folder.appendingPathComponent(file)))?.source?.objectValue ?? [:]
+                return !sections.isDisjoint(with: source.keys) == withAppSections
+            }
     }
 
-    /// The senders' part, the same for every scenario: two senders, a launch, a load of
-    /// what the scenario's catalog (or Exposure backend) has, pause, play, volume, status.
-    /// `advancing`: the test moves the clock (the recorded run); the replay's steps do it.
-    static func senders(on device: EmbeddedCastSimulator, _ scenario: Scenario, advancing: Bool) -> [[CastEnvelope]] {
+    static var examples: [String] { examples(withAppSections: false) }
+
+    /// The senders' part, the same for every scenario: two senders, a launch of `appId`,
+    /// `load` (default: a LOAD of what the scenario's catalog has), pause, play, volume,
+    /// status. `advancing`: the test moves the clock (the recorded run); the replay's steps
+    /// do it.
+    static func senders(on device: EmbeddedCastSimulator, _ scenario: Scenario, advancing: Bool,
+                        appId: String = CastAppDefinition.defaultMediaReceiver.appId, load custom: [String: JSONValue]? = nil)
+        -> [[CastEnvelope]]
+    {
         let source = scenario.source ?? [:]
-        let exposure = source["exposure"]
         let first = device.connectSender()
-        let appId = exposure == nil ? CastAppDefinition.defaultMediaReceiver.appId : "F40E2D17"
         let transport = first.launch(appId)
         var load: [String: JSONValue] = ["type": "LOAD", "autoplay": true]
-        if let exposure, let asset = exposure["assets"]?.objectValue?.keys.sorted().first {
-            let unit = exposure["businessUnits"]?.arrayValue?.first
-            load["media"] = ["contentId": .string(asset)]
-            load["credentials"] = unit?["sessionTokens"]?.objectValue?.keys.sorted().first.map(JSONValue.string) ?? "token"
-            load["customData"] = ["customer": unit?["customer"] ?? "c", "businessUnit": unit?["businessUnit"] ?? "b"]
+        if let custom {
+            load.merge(custom) { $1 }
         } else {
             let contentId = source["media"]?.objectValue?.keys.sorted().first { !$0.contains("*") && !$0.contains("?") }
             load["media"] = ["contentId": .string(contentId ?? "http://media.test/movie.mp4"), "streamType": "BUFFERED"]
@@ -58,15 +66,22 @@ struct RecordingDeterminismTests {
 
     @Test("Recorded, converted, replayed: the same bytes to every sender", arguments: examples)
     func replayIsIdentical(_ file: String) throws {
-        let scenario = try Scenario.load(contentsOf: Self.folder.appendingPathComponent(file))
+        try Self.checkReplay(file) { device, scenario, advancing in Self.senders(on: device, scenario, advancing: advancing) }
+    }
+
+    /// Records `senders` against the example `file`, converts the recording, replays it with
+    /// the same senders and checks that every sender got the same bytes.
+    static func checkReplay(_ file: String,
+                            senders: (EmbeddedCastSimulator, Scenario, _ advancing: Bool) -> [[CastEnvelope]]) throws {
+        let scenario = try Scenario.load(contentsOf: folder.appendingPathComponent(file))
         var original: [[CastEnvelope]] = []
-        let recording = try recordRun(scenario) { original = Self.senders(on: $0, scenario, advancing: true) }
+        let recording = try recordRun(scenario) { original = senders($0, scenario, true) }
         let result = try RecordingConverter.convert(recording)
         #expect(result.warnings == [])
         #expect(result.rulesAdded == 0, "castsim's own behaviour reproduces itself: \(result.text)")
         let replayed = try Scenario.parse(result.scenario)
         let device = EmbeddedCastSimulator(scenario: replayed)
-        let again = Self.senders(on: device, replayed, advancing: false)
+        let again = senders(device, replayed, false)
         if let folder = ProcessInfo.processInfo.environment["CASTSIM_DEBUG_DIR"] {
             try? result.text.write(toFile: "\(folder)/\(file).converted.json", atomically: true, encoding: .utf8)
             try? recording.text().write(toFile: "\(folder)/\(file).recording.jsonl", atomically: true, encoding: .utf8)

@@ -531,22 +531,25 @@ def test_an_emp_session_shows_channel_program_entitlement_and_events(
         receive_until(sender, lambda ns, p: ns == NS_MEDIA and p.get("type") == "MEDIA_STATUS", "MEDIA_STATUS after LOAD")
 
         open_dashboard(browser, device)
-        wait_until(lambda: attr(browser, "#emp-panel", "hidden") is None, what="the EMP panel to show")
-        wait_until(lambda: text(browser, '[data-emp-field="channelId"]') == "news-24", what="the channel in the EMP panel",
-                   details=lambda: text(browser, "#emp"))
-        assert text(browser, '[data-emp-field="programId"]') == "morning"
-        assert "airplayBlocked" in (text(browser, '[data-emp-field="entitlement"]') or "")
+        wait_until(lambda: attr(browser, "#app-panel", "hidden") is None, what="the EMP panel to show")
+        wait_until(lambda: text(browser, '[data-panel-field="channelId"]') == "news-24", what="the channel in the EMP panel",
+                   details=lambda: text(browser, "#app-panel-fields"))
+        assert text(browser, '[data-panel-field="programId"]') == "morning"
+        assert "airplayBlocked" in (text(browser, '[data-panel-field="entitlement"]') or "")
 
         # Across the program boundary on the manual clock: the panel follows, live.
         request = urllib.request.Request(f"{device.control_url}/api/v1/clock/advance", data=b'{"by": "11m"}',
                                          headers={"Content-Type": "application/json"}, method="POST")
         with urllib.request.urlopen(request, timeout=10) as response:
             assert response.status == 200
-        wait_until(lambda: text(browser, '[data-emp-field="programId"]') == "weather", what="the new program in the EMP panel",
-                   details=lambda: text(browser, "#emp"))
-        wait_until(lambda: "programchanged" in (text(browser, "#emp-events") or ""), what="programchanged in the last EMP events",
-                   details=lambda: text(browser, "#emp-events"))
-        assert "EMP" in (text(browser, "#emp-line") or "")
+        wait_until(lambda: text(browser, '[data-panel-field="programId"]') == "weather", what="the new program in the EMP panel",
+                   details=lambda: text(browser, "#app-panel-fields"))
+        wait_until(lambda: "programchanged" in (text(browser, "#app-panel-events") or ""), what="programchanged in the last EMP events",
+                   details=lambda: text(browser, "#app-panel-events"))
+        # The panel is the app's own, titled by it; the line above the title is its summary.
+        assert text(browser, "#app-panel-title") == "EMP session"
+        wait_until(lambda: text(browser, "#app-line") == "EMP · LIVE · channel news-24 · Weather", what="the EMP line on the TV",
+                   details=lambda: text(browser, "#app-line"))
         screenshot(browser, "5-emp")
     finally:
         sender.sock.close()

@@ -274,26 +274,25 @@
     return null;
   }
 
-  /** What an EMP session plays: ids from the state, the program's title from the newest programchanged event. */
-  function empSummary(emp) {
-    if (!emp || typeof emp !== "object") return null;
-    const events = Array.isArray(emp.lastEvents) ? emp.lastEvents : [];
-    let programTitle = null;
-    for (let i = events.length - 1; i >= 0 && !programTitle; i--) {
-      const e = events[i];
-      const payload = e && e.payload;
-      if (payload && payload.type === "programchanged" && payload.data && payload.data.program) {
-        const program = payload.data.program;
-        if (!emp.programId || program.programId === emp.programId) programTitle = program.title || null;
-      }
+  /**
+   * What the server says its apps bring (dashboard.html's #dashboard-apps): `panels`, each
+   * `{key, title, namespace}` (the state's member it fills, its title, the namespace of its
+   * events), and `namespaces`, short name → namespace. Empty when the page came from elsewhere.
+   */
+  const APPS = (() => {
+    try {
+      const apps = JSON.parse(document.getElementById("dashboard-apps").textContent);
+      return { panels: Array.isArray(apps.panels) ? apps.panels : [], namespaces: apps.namespaces && typeof apps.namespaces === "object" ? apps.namespaces : {} };
+    } catch (_) {
+      return { panels: [], namespaces: {} };
     }
-    return {
-      channel: namedOf(emp.channelId) || namedOf(emp.channel),
-      program: namedOf(emp.programId) || namedOf(emp.program),
-      asset: namedOf(emp.assetId) || namedOf(emp.asset),
-      live: emp.live === true,
-      programTitle,
-    };
+  })();
+
+  /** The running app's panel (its key and title, and its member of the state), or null. */
+  function appPanelOf(s) {
+    const panel = s.app && s.app.panel && typeof s.app.panel === "object" ? s.app.panel : null;
+    const value = panel && s[panel.key] && typeof s[panel.key] === "object" ? s[panel.key] : null;
+    return panel && value ? { key: panel.key, title: panel.title || panel.key, value } : null;
   }
 
   function renderTV(s) {
@@ -301,7 +300,7 @@
     const device = s.device || {};
     const app = s.app;
     const media = s.media;
-    const emp = s.emp;
+    const panel = appPanelOf(s);
     const standby = !!device.standby;
     tv.classList.toggle("standby", standby);
     tv.dataset.standby = String(standby);
@@ -314,30 +313,23 @@
     $("tv-volume").textContent = volume.muted ? "Muted" : isNum(volume.level) ? `Vol ${Math.round(volume.level * 100)}%` : "";
 
     const info = mediaInfo(media);
-    const hasMedia = !!media || !!emp;
+    const hasMedia = !!media || !!panel;
     tv.classList.toggle("has-media", hasMedia);
     if (!hasMedia) {
       $("tv-idle-text").textContent = app ? `${app.displayName || app.appId} · nothing playing` : "Ready to cast";
     }
 
-    const playerState = media ? String(media.playerState || "IDLE") : emp ? String(emp.playerState || emp.state || "IDLE") : "IDLE";
+    const playerState = media ? String(media.playerState || "IDLE") : panel ? String(panel.value.playerState || "IDLE") : "IDLE";
     tv.dataset.playerState = hasMedia ? playerState : "";
 
-    // EMP line above the title.
-    const empLine = $("emp-line");
-    const empInfo = emp ? empSummary(emp) : null;
-    if (empInfo) {
-      const bits = ["EMP", empInfo.live ? "LIVE" : null, empInfo.channel ? "channel " + empInfo.channel : null,
-        empInfo.programTitle || (empInfo.program ? "program " + empInfo.program : null),
-        !empInfo.channel && empInfo.asset ? "asset " + empInfo.asset : null].filter(Boolean);
-      empLine.textContent = bits.join(" · ");
-      empLine.hidden = false;
-    } else {
-      empLine.hidden = true;
-    }
+    // The app's own line above the title (what its panel says plays).
+    const appLine = $("app-line");
+    const summary = panel && typeof panel.value.summary === "string" ? panel.value.summary : "";
+    appLine.textContent = summary;
+    appLine.hidden = !summary;
 
     let title = info ? titleOf(info) : "";
-    if (!info && empInfo) title = empInfo.programTitle || empInfo.program || empInfo.asset || empInfo.channel || "EMP";
+    if (!info && panel) title = namedOf(panel.value.title) || panel.title;
     $("title").textContent = title;
     $("media-subtitle").textContent = info ? subtitleOf(info) : "";
     const art = $("artwork");
@@ -602,7 +594,7 @@
     }
   }
 
-  function renderEMPValue(value, depth = 0) {
+  function renderPanelValue(value, depth = 0) {
     if (value === null || value === undefined) return el("span", "muted", "—");
     if (typeof value === "boolean") return el("span", "flag " + value, value ? "yes" : "no");
     if (typeof value !== "object") return el("span", "", String(value));
@@ -620,41 +612,38 @@
       } else {
         const part = el("span");
         part.appendChild(el("span", "muted", k + ": "));
-        part.appendChild(renderEMPValue(v, depth + 1));
+        part.appendChild(renderPanelValue(v, depth + 1));
         wrap.appendChild(part);
       }
     }
     return wrap;
   }
 
-  let lastEMPKey = null;
-  function renderEMP(emp) {
-    const key = JSON.stringify(emp);
-    if (key === lastEMPKey) return;
-    lastEMPKey = key;
-    const panel = $("emp-panel");
-    panel.hidden = !emp;
-    const box = $("emp");
-    const events = $("emp-events");
+  // What a panel shows besides its fields: the line and title of the TV, its events.
+  const PANEL_EXTRAS = new Set(["lastEvents", "summary", "title"]);
+  let lastPanelKey = null;
+  /** The running app's own panel: its fields as the state gives them, and the newest messages on its namespace. */
+  function renderAppPanel(panel) {
+    const key = JSON.stringify(panel);
+    if (key === lastPanelKey) return;
+    lastPanelKey = key;
+    $("app-panel").hidden = !panel;
+    const box = $("app-panel-fields");
+    const events = $("app-panel-events");
     box.replaceChildren();
     events.replaceChildren();
-    if (!emp) return;
-    const entries = typeof emp === "object" ? Object.entries(emp) : [["value", emp]];
-    const order = ["channelId", "programId", "assetId", "live", "timeshiftEnabled", "autoplay", "entitlement"];
-    entries.sort((a, b) => {
-      const ia = order.indexOf(a[0]) < 0 ? 99 : order.indexOf(a[0]);
-      const ib = order.indexOf(b[0]) < 0 ? 99 : order.indexOf(b[0]);
-      return ia - ib;
-    });
-    for (const [k, v] of entries) {
-      if (k === "lastEvents") continue;
+    if (!panel) return;
+    $("app-panel-title").textContent = panel.title;
+    $("app-panel").dataset.panel = panel.key;
+    for (const [k, v] of Object.entries(panel.value)) {
+      if (PANEL_EXTRAS.has(k)) continue;
       const dt = el("span", "k", k);
       const dd = el("span", "v");
-      dd.dataset.empField = k;
-      dd.appendChild(renderEMPValue(v));
+      dd.dataset.panelField = k;
+      dd.appendChild(renderPanelValue(v));
       box.append(dt, dd);
     }
-    const last = Array.isArray(emp.lastEvents) ? emp.lastEvents.slice().reverse() : [];
+    const last = Array.isArray(panel.value.lastEvents) ? panel.value.lastEvents.slice().reverse() : [];
     if (!last.length) events.appendChild(el("li", "empty", "none yet"));
     for (const event of last) {
       const li = el("li");
@@ -720,7 +709,7 @@
     renderTV(s);
     renderQueue(s.media);
     renderSenders(s.connections, !!s.replay);
-    renderEMP(s.emp);
+    renderAppPanel(appPanelOf(s));
   }
 
   // ---------------------------------------------------------------- the message log (virtualised)
@@ -735,7 +724,8 @@
     "urn:x-cast:com.google.cast.tp.deviceauth": "deviceauth",
     "urn:x-cast:com.google.cast.receiver": "receiver",
     "urn:x-cast:com.google.cast.media": "media",
-    "urn:x-cast:com.ericsson.cast.receiver": "emp",
+    // The apps' own short names.
+    ...Object.fromEntries(Object.entries(APPS.namespaces).map(([alias, namespace]) => [namespace, alias])),
   };
   const shortNamespace = (ns) => SHORT_NAMESPACES[ns] || String(ns || "").replace(/^urn:x-cast:/, "").replace(/^com\.google\.cast\./, "");
 
@@ -1281,7 +1271,7 @@
   }
 
   window.castsimDashboard = {
-    showReplayState, endReplay, toast, el, isNum, compactJSON, shortNamespace,
+    showReplayState, endReplay, toast, el, isNum, compactJSON, shortNamespace, apps: APPS,
     get replaying() { return replaying; },
   };
 

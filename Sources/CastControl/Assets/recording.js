@@ -6,13 +6,12 @@
   const $ = (id) => document.getElementById(id);
   const dash = window.castsimDashboard;
   if (!dash) return;
-  const { el, isNum, compactJSON, shortNamespace, toast } = dash;
+  const { el, isNum, compactJSON, shortNamespace, toast, apps } = dash;
 
   const NS_CONNECTION = "urn:x-cast:com.google.cast.tp.connection";
   const NS_RECEIVER = "urn:x-cast:com.google.cast.receiver";
   const NS_MEDIA = "urn:x-cast:com.google.cast.media";
-  const NS_EMP = "urn:x-cast:com.ericsson.cast.receiver";
-  const EMP_EVENT_COUNT = 20; // as many as GET /state shows (StateView.empEventCount)
+  const PANEL_EVENT_COUNT = 20; // as many as GET /state shows (StateView.panelEventCount)
   const EVENT_KINDS = new Set(["message", "connected", "disconnected", "input", "fault", "clock", "reset", "upstream", "dropped"]);
   const HEADER_EXPECTED = 'expected the header {"format": "castsim-recording", "version": 1, …}';
 
@@ -90,7 +89,7 @@
       app: null,
       connections: [],
       media: null,
-      emp: null,
+      ...Object.fromEntries(apps.panels.map((panel) => [panel.key, null])),
     };
   }
 
@@ -122,12 +121,11 @@
     if (event.direction !== "out") return s;
     if (event.namespace === NS_RECEIVER && payload.type === "RECEIVER_STATUS") return applyReceiverStatus(s, payload.status);
     if (event.namespace === NS_MEDIA && payload.type === "MEDIA_STATUS") return { ...s, media: mediaAfter(s.media, payload.status) };
-    if (event.namespace === NS_EMP) {
-      const emp = s.emp || { lastEvents: [] };
-      const next = { ...emp, lastEvents: emp.lastEvents.concat([{ time: event.t, payload }]).slice(-EMP_EVENT_COUNT) };
-      const program = payload.type === "programchanged" && payload.data && payload.data.program;
-      if (program && typeof program === "object" && program.programId != null) next.programId = program.programId;
-      return { ...s, emp: next };
+    // The running app's panel, as far as a recording tells it: the messages on its namespace.
+    const panel = s.app && s.app.panel ? apps.panels.find((p) => p.key === s.app.panel.key) : null;
+    if (panel && event.namespace === panel.namespace) {
+      const before = s[panel.key] || { lastEvents: [], summary: `${panel.title} (from the recording's messages)` };
+      return { ...s, [panel.key]: { ...before, lastEvents: before.lastEvents.concat([{ time: event.t, payload }]).slice(-PANEL_EVENT_COUNT) } };
     }
     return s;
   }
@@ -162,6 +160,11 @@
       namespaces: Array.isArray(first.namespaces) ? first.namespaces.map((n) => (n && n.name) || n) : [],
       idleScreen: !!first.isIdleScreen,
     } : null;
+    if (app) {
+      // An app with a panel is known by its namespace: RECEIVER_STATUS names no behaviour.
+      const panel = apps.panels.find((p) => app.namespaces.includes(p.namespace));
+      app.panel = panel ? { key: panel.key, title: panel.title } : null;
+    }
     const next = { ...s, app };
     if (status.volume && typeof status.volume === "object") {
       next.volume = {
@@ -170,10 +173,10 @@
       };
     }
     next.device = { ...s.device, standby: status.isStandBy === true };
-    // The media session and the EMP session belong to the app: another app (or none) ends them.
+    // The media session and the app's panel belong to the app: another app (or none) ends them.
     if (!app || !s.app || app.sessionId !== s.app.sessionId) {
       next.media = null;
-      next.emp = null;
+      for (const panel of apps.panels) next[panel.key] = null;
     }
     return next;
   }

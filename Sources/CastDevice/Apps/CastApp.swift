@@ -5,11 +5,16 @@ import CastWire
 /// The platform owns routing: every message to the app's transport id, on a namespace the
 /// app declares, reaches ``receive(_:context:)``. The app keeps its own state, answers
 /// through its ``AppContext`` (never a socket), says when it next wants time, and is told
-/// when it stops. A new app is a folder under `Apps/` with a type conforming to this, and
-/// one line in ``AppRegistry/builtIn``.
+/// when it stops. What it brings besides its behaviour (its definitions, its part of the
+/// scenario grammar, its panel) is its ``plugin``. A new app is a folder under `Apps/` with
+/// a type conforming to this, and one line in ``AppRegistry/builtIn``.
 package protocol CastApp: Sendable {
     /// The key scenario files and ``CastAppDefinition/behaviour`` use for this app.
     static var behaviour: AppBehaviour { get }
+
+    /// Everything else the app brings to the device, the scenario files and the control
+    /// API; nothing by default.
+    static var plugin: AppPlugin { get }
 
     init(launch: AppLaunch)
 
@@ -42,12 +47,13 @@ package protocol CastApp: Sendable {
 
     /// Something happened on the device, the app's own doing included (its media
     /// receiver's state changes) or the platform's (the device volume): an app that speaks
-    /// about such changes on its own namespace (the EMP receiver) learns of them here,
+    /// about such changes on its own namespace learns of them here,
     /// from the one typed event stream, instead of comparing states.
     mutating func observe(_ event: DeviceEvent.Kind, context: inout AppContext)
 }
 
 extension CastApp {
+    package static var plugin: AppPlugin { AppPlugin() }
     package var isIdleScreen: Bool { false }
     package func nextDeadline(now: SimTime) -> SimTime? { nil }
     package mutating func advance(context: inout AppContext) {}
@@ -85,7 +91,8 @@ package enum AppInput: Sendable, Equatable {
     case buffer(seconds: Double)
     case playerError(detailedErrorCode: Int?)
     case remote(OperatorInput.RemoteKey)
-    case emp(EMPInput)
+    /// One of the app's own timeline actions (``AppPlugin/actions``), as checked.
+    case action(AppAction)
 }
 
 /// What an app may do while it handles something: answer a sender, broadcast from its
@@ -146,53 +153,6 @@ package struct AppContext: Sendable {
     package mutating func nextMediaSessionId() -> Int {
         lastMediaSessionId += 1
         return lastMediaSessionId
-    }
-}
-
-/// The apps a device can run, by behaviour.
-package struct AppRegistry: Sendable {
-    private var factories: [AppBehaviour: @Sendable (AppLaunch) -> any CastApp] = [:]
-    /// The behaviours registered, in order: what scenario files may name.
-    package private(set) var behaviours: [AppBehaviour] = []
-
-    package init() {}
-
-    /// Every app castsim has: one line each.
-    package static let builtIn: AppRegistry = {
-        var registry = AppRegistry()
-        registry.register(DefaultMediaReceiverApp.self)
-        registry.register(CustomApp.self)
-        registry.register(BackdropApp.self)
-        registry.register(EMPApp.self)
-        // Launched by a group's session only (MultizoneInput), never named by a file.
-        registry.register(MultizoneMemberApp.self, inScenarios: false)
-        return registry
-    }()
-
-    /// Registers an app. One the platform alone launches (`inScenarios` false) runs like
-    /// any other but is left out of ``behaviours``, so scenario files cannot name it.
-    package mutating func register<App: CastApp>(_: App.Type, inScenarios: Bool = true) {
-        if factories[App.behaviour] == nil, inScenarios { behaviours.append(App.behaviour) }
-        factories[App.behaviour] = { App(launch: $0) }
-    }
-
-    package func runs(_ behaviour: AppBehaviour) -> Bool { factories[behaviour] != nil }
-
-    package func launch(_ launch: AppLaunch) -> (any CastApp)? {
-        factories[launch.definition.behaviour].map { $0(launch) }
-    }
-}
-
-/// What inspection shows of an app's own state.
-public struct AppStateSnapshot: Sendable, Equatable {
-    /// The media session of a media receiver app; nil when it has none (or is no media app).
-    public var media: MediaSnapshot?
-    /// What the EMP receiver plays from Exposure; nil for other apps and when it plays nothing.
-    public var emp: EMPSnapshot?
-
-    public init(media: MediaSnapshot? = nil, emp: EMPSnapshot? = nil) {
-        self.media = media
-        self.emp = emp
     }
 }
 

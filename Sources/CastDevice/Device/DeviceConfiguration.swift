@@ -1,3 +1,5 @@
+import CastWire
+
 /// Everything that shapes the simulated device's behaviour, fixed at start.
 ///
 /// Plain data all the way down (the media catalog included), so a configuration can be
@@ -26,10 +28,12 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     public var liveWindow: Double = 1800
     /// How loads go, per content id (failures, delays, what the media really is).
     public var mediaCatalog = MediaCatalog()
-    /// The apps this device can run, by app id.
-    public var apps: [CastAppDefinition] = [.defaultMediaReceiver, .backdrop, .emp]
-    /// The Exposure backend the EMP receiver plays from.
-    public var exposure = ExposureWorld()
+    /// The apps this device can run, by app id: unless a scenario says otherwise, every
+    /// built-in app's (``AppPlugin/definitions``).
+    public var apps: [CastAppDefinition] = AppRegistry.builtIn.definitions
+    /// The scenario sections apps read (``AppPlugin/sections``), by key, as the file wrote
+    /// them: the app reads its own when it launches.
+    public var appSections: [String: JSONValue] = [:]
     /// The app shown when nothing else runs (video devices show Backdrop). nil: none.
     public var idleScreenAppId: String? = CastAppDefinition.backdrop.appId
     /// How device-auth challenges are answered at start.

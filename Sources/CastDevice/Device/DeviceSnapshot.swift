@@ -27,8 +27,13 @@ public struct RunningAppSnapshot: Sendable, Equatable {
     public var sessionId: String
     public var transportId: String
     public var namespaces: [String]
+    /// What runs it: the key of its app in the registry.
+    public var behaviour: AppBehaviour
     public var isIdleScreen: Bool
     public var state: AppStateSnapshot
+
+    /// The app's panel in the control API's state and on the dashboard, if it has one.
+    package var panel: AppPanel? { AppRegistry.builtIn.plugin(for: behaviour)?.panel }
 
     public var media: MediaSnapshot? { state.media }
 }
@@ -54,7 +59,8 @@ extension SimulatedDevice {
                 RunningAppSnapshot(
                     appId: running.definition.appId, displayName: running.definition.displayName,
                     sessionId: running.sessionId, transportId: running.transportId,
-                    namespaces: running.definition.namespaces, isIdleScreen: running.app.isIdleScreen,
+                    namespaces: running.definition.namespaces, behaviour: running.definition.behaviour,
+                    isIdleScreen: running.app.isIdleScreen,
                     state: running.app.snapshot(at: now))
             },
             connections: openConnections,

@@ -27,7 +27,7 @@ package struct MediaSettings: Sendable {
 
 /// The media receiver of a media app: urn:x-cast:com.google.cast.media (§6) on the app's
 /// transport id, and the simulated player behind it. The Default Media Receiver is one;
-/// the EMP receiver wraps one.
+/// an app with a namespace of its own beside the media one wraps one.
 package struct MediaReceiver: Sendable {
     let settings: MediaSettings
     /// What the player is doing; `.idle` is "no media session".
@@ -164,8 +164,8 @@ package struct MediaReceiver: Sendable {
             case .stop:
                 endSession(reason: .cancelled, answering: nil, context: &context)
             }
-        case .emp:
-            // The EMP receiver handles its own inputs; a plain media receiver has no Exposure world.
+        case .action:
+            // An app's own actions are the app's: a plain media receiver has none.
             break
         }
     }

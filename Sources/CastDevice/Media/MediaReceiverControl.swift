@@ -1,6 +1,6 @@
 import CastWire
 
-// What an app wrapping a media receiver (the EMP receiver) does to the player on its own,
+// What an app wrapping a media receiver does to the player on its own,
 // outside the media namespace: switch tracks, move the playhead, change what the media
 // says of itself. Each goes through the same state changes, events and MEDIA_STATUS
 // broadcasts (requestId 0) as the media requests do, so the two views never disagree.

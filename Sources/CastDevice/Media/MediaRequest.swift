@@ -143,8 +143,8 @@ package struct SessionStart: Sendable {
     var customData: JSONValue?
     var credentials: String?
     var credentialsType: String?
-    /// How the load goes, whatever the media catalog says: an app that knows better (the
-    /// EMP receiver refusing an unentitled asset) decides here.
+    /// How the load goes, whatever the media catalog says: an app that knows better (one
+    /// whose backend refuses an unentitled asset) decides here.
     var outcome: MediaLoadBehaviour.Outcome?
     /// Commands the session does not offer (``MediaSession/withheldCommands``).
     var withheldCommands: MediaCommands = []

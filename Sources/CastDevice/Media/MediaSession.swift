@@ -31,8 +31,8 @@ struct MediaSession: Sendable, Equatable {
     /// For live media: when the live edge was at ``liveWindow`` seconds.
     var liveOrigin: SimTime?
     let liveWindow: Double
-    /// Commands this session does not offer, whatever the app allows (an EMP entitlement
-    /// without seeking).
+    /// Commands this session does not offer, whatever the app allows (an entitlement
+    /// without seeking, say).
     var withheldCommands: MediaCommands = []
     /// The item that last finished loading; nil until the first load completes, which is
     /// when the session counts as started.

@@ -23,8 +23,9 @@ public enum OperatorInput: Sendable, Equatable {
     /// one connection's senders; with a `destination`, to that one sender endpoint alone
     /// (on `connection`, or on every connection it has a virtual connection on).
     case sendMessage(namespace: String, source: String?, connection: ConnectionID?, destination: String? = nil, payload: JSONValue)
-    /// Something in the Exposure world of the EMP receiver (ignored by other apps).
-    case emp(EMPInput)
+    /// One of an app's own timeline actions (``AppPlugin/actions``), for the running app
+    /// when it is that app (ignored otherwise).
+    case app(AppAction)
     /// Device-auth challenges are answered this way from now on.
     case setDeviceAuth(DeviceAuthMode)
     /// The device vanishes from discovery, or comes back (maybe at another address or port).
@@ -46,8 +47,12 @@ extension SimulatedDevice {
             withRunningApp { app, context in app.apply(.playerError(detailedErrorCode: code), context: &context) }
         case .remote(let key):
             withRunningApp { app, context in app.apply(.remote(key), context: &context) }
-        case .emp(let input):
-            withRunningApp { app, context in app.apply(.emp(input), context: &context) }
+        case .app(let action):
+            guard let running = runningApp, registry.behaviour(ofAction: action.key) == running.definition.behaviour else {
+                log(.info, nil, "\(action.key) action ignored: \(runningApp?.definition.displayName ?? "no app") runs, not the app it is for")
+                break
+            }
+            withRunningApp { app, context in app.apply(.action(action), context: &context) }
         case .stopApp:
             if runningApp?.app.isIdleScreen != true {
                 stopRunningApp()

@@ -18,7 +18,7 @@ public enum RecordingTranscript {
         public init(namespace: String? = nil, type: String? = nil, connection: ConnectionID? = nil,
                     direction: JournalEntry.Direction? = nil, messagesOnly: Bool = false, hideHeartbeats: Bool = false) {
             // "media" and the full name both name the media namespace.
-            self.namespace = namespace.map { MessagePattern.namespaceAliases[$0] ?? $0 }
+            self.namespace = namespace.map(MessagePattern.namespace)
             self.type = type
             self.connection = connection
             self.direction = direction

@@ -17,6 +17,7 @@ extension CastAppDefinition {
 /// messages and answers none (go-chromecast skips the media channel of an idle screen).
 package struct BackdropApp: CastApp {
     package static let behaviour = AppBehaviour.idleScreen
+    package static let plugin = AppPlugin(definitions: [.backdrop])
     private let definition: CastAppDefinition
 
     package init(launch: AppLaunch) { definition = launch.definition }

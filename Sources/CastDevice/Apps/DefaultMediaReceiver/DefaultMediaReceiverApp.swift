@@ -17,6 +17,8 @@ extension CastAppDefinition {
 /// other namespaces (debug overlay, cac) are taken and not answered.
 package struct DefaultMediaReceiverApp: CastApp {
     package static let behaviour = AppBehaviour.defaultMediaReceiver
+    package static let plugin = AppPlugin(definitions: [.defaultMediaReceiver],
+                                          requiredNamespaces: CastAppDefinition.defaultMediaReceiver.namespaces)
     private let definition: CastAppDefinition
     private var media: MediaReceiver
 

@@ -13,6 +13,11 @@ extension CastAppDefinition {
         behaviour: .emp)
 }
 
+extension CastNamespace {
+    /// The EMP (Red Bee / Ericsson Exposure) receiver's own channel: `{"type", "data"}` JSON.
+    public static let emp = "urn:x-cast:com.ericsson.cast.receiver"
+}
+
 /// The EMP ChromeCast receiver: a ``MediaReceiver`` for the media namespace, which EMP
 /// LOADs reach through the Exposure world (token, asset or channel, entitlement), and the
 /// custom namespace beside it. Its events are the media receiver's and the platform's typed
@@ -20,6 +25,32 @@ extension CastAppDefinition {
 /// Every EMP message is broadcast to every sender connected to the app, as receiver 2.79 does.
 package struct EMPApp: CastApp {
     package static let behaviour = AppBehaviour.emp
+    package static let plugin = AppPlugin(
+        definitions: [.emp],
+        // The receiver answers both namespaces whatever a scenario lists, and senders look
+        // for them in RECEIVER_STATUS before they open the EMP channel.
+        requiredNamespaces: CastAppDefinition.emp.namespaces,
+        namespaceAliases: ["emp": CastNamespace.emp],
+        sections: [AppScenarioSection(key: EMPScenarioKeys.section) { section, checker, device in
+            _ = ExposureParser(reader: checker).exposure(section, defaultMediaDuration: device.defaultMediaDuration)
+        }],
+        actions: [AppTimelineAction(key: EMPScenarioKeys.action) { action, checker in
+            _ = ExposureParser(reader: checker).empAction(action)
+        }],
+        schema: schema,
+        panel: AppPanel(key: "emp", title: "EMP session", eventsNamespace: CastNamespace.emp),
+        exampleSections: [EMPScenarioKeys.section: [
+            "businessUnits": [["customer": "C", "businessUnit": "B", "sessionTokens": ["t": "valid", "old": "expired"]]],
+            "assets": [
+                "a1": ["duration": "2m", "textLanguages": ["en", "sv"], "audioLanguages": ["en", "de"],
+                       "gaps": [["from": "30s", "to": "40s"]], "bookmark": "50s"],
+                "geo": ["entitlement": ["refuse": "GEO_BLOCKED"]],
+            ],
+            "channels": ["ch": ["textLanguages": ["en"], "programs": [
+                ["programId": "p1", "assetId": "x1", "start": "0s", "end": "1m"],
+                ["programId": "p2", "assetId": "x2", "start": "1m", "end": "5m"],
+            ]]],
+        ]])
     let definition: CastAppDefinition
     var media: MediaReceiver
     /// This launch's copy of the Exposure world: scenario steps change it as it plays.
@@ -31,8 +62,8 @@ package struct EMPApp: CastApp {
     package init(launch: AppLaunch) {
         definition = launch.definition
         media = MediaReceiver(MediaSettings(launch))
-        world = launch.configuration.exposure
-        clock = ExposureClock(epochMilliseconds: launch.configuration.exposure.epochMilliseconds)
+        world = ExposureParser.world(of: launch.configuration)
+        clock = ExposureClock(epochMilliseconds: world.epochMilliseconds)
         defaultMediaDuration = launch.configuration.defaultMediaDuration
     }
 
@@ -60,7 +91,11 @@ package struct EMPApp: CastApp {
 
     package mutating func apply(_ input: AppInput, context: inout AppContext) {
         switch input {
-        case .emp(let input):
+        case .action(let action):
+            guard let input = ExposureParser.input(action) else {
+                context.log(.warning, nil, "EMP action not understood: \(action)")
+                return
+            }
             apply(input, context: &context)
         case .playerError(let detailedErrorCode) where playback != nil:
             // The player's error reaches the senders as the EMP error (receiver 2.79
@@ -79,8 +114,11 @@ package struct EMPApp: CastApp {
         playback = nil
     }
 
+    /// What the receiver plays now, typed (the panel says the same as JSON).
+    package var state: EMPSnapshot? { playback?.snapshot }
+
     package func snapshot(at now: SimTime) -> AppStateSnapshot {
-        AppStateSnapshot(media: media.snapshot(at: now), emp: playback?.snapshot)
+        AppStateSnapshot(media: media.snapshot(at: now), panel: playback?.snapshot.panel)
     }
 
     // MARK: Events

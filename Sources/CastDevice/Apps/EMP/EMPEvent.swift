@@ -115,7 +115,7 @@ struct ExposureClock: Sendable {
 
     /// `2026-01-01T12:00:00.000Z`, as JavaScript's `Date.toJSON` writes it.
     func isoTime(_ seconds: Double) -> String {
-        ISOTimeText.text(milliseconds: milliseconds(seconds))
+        ISOTime.text(milliseconds: milliseconds(seconds))
     }
 }
 

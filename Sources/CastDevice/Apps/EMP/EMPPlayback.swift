@@ -98,9 +98,12 @@ public struct EMPSnapshot: Sendable, Equatable {
     public var entitlement: ExposureWorld.Grant
     public var customer: String?
     public var businessUnit: String?
+    /// The title of what plays: the program's, the asset's, or the channel's.
+    public var title: String?
 
     public init(assetId: String?, channelId: String?, programId: String?, isLive: Bool, timeshiftEnabled: Bool, autoplay: Bool,
-                entitlement: ExposureWorld.Grant, customer: String?, businessUnit: String?) {
+                entitlement: ExposureWorld.Grant, customer: String?, businessUnit: String?, title: String? = nil) {
+        self.title = title
         self.assetId = assetId
         self.channelId = channelId
         self.programId = programId
@@ -117,6 +120,7 @@ extension EMPPlayback {
     var snapshot: EMPSnapshot {
         EMPSnapshot(assetId: assetId, channelId: isLive ? content.id : nil, programId: program?.programId, isLive: isLive,
                     timeshiftEnabled: timeshiftEnabled, autoplay: autoplay, entitlement: content.grant,
-                    customer: request.customer, businessUnit: request.businessUnit)
+                    customer: request.customer, businessUnit: request.businessUnit,
+                    title: program?.title ?? asset?.title ?? channel?.title)
     }
 }
