@@ -2,7 +2,7 @@ import Foundation
 import _CryptoExtras
 
 /// The certificate the Cast port presents in TLS. Chrome and Open Screen refuse one that
-/// is valid for more than 4 days from now (castv2-protocol.md §1.1, §4.4), so it is
+/// is valid for more than 4 days from now (docs/protocol/castv2.md §1.1, §4.4), so it is
 /// short-lived, self-signed as a real device's is, and renewed while the device runs.
 public enum TLSCertificate {
     /// Open Screen's generator uses 3 days; 5 fails a strict sender.

@@ -1,4 +1,4 @@
-/// What a Cast device publishes over DNS-SD (castv2-protocol.md §7.1–7.2), as values;
+/// What a Cast device publishes over DNS-SD (docs/protocol/castv2.md §5.1–§5.2), as values;
 /// ``records(addresses:)`` turns it into the records a real device answers with.
 public struct CastServiceDescription: Sendable, Equatable {
     /// 32 lowercase hex digits: the `id` TXT value and, dashed, the host name.
@@ -24,7 +24,7 @@ public struct CastServiceDescription: Sendable, Equatable {
     public var instanceOverride: String?
     /// The host label when a conflict renamed it; a group's is its leader's.
     public var hostOverride: String?
-    /// A speaker group's endpoint (castv2-groups.md §1.1), answered by its leader: instance
+    /// A speaker group's endpoint (groups.md §1.1), answered by its leader: instance
     /// `Google-Cast-Group-<hex>`, the dashed UUID as `id` and `cd`, SRV to the leader's
     /// host. It claims no host name and has no address records: the leader's own
     /// advertisement answers for its host.

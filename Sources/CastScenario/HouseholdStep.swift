@@ -21,7 +21,7 @@ public struct GroupDeclaration: Sendable, Equatable {
         self.port = port ?? Self.port(for: self.uuid)
     }
 
-    /// Real groups listen on a port in the 32000s that they keep (castv2-groups.md §1.3);
+    /// Real groups listen on a port in the 32000s that they keep (docs/protocol/groups.md §1.3);
     /// castsim derives one from the group's UUID, so it is the same every run.
     static func port(for uuid: String) -> Int {
         32000 + Int(uuid.utf8.reduce(UInt32(0)) { ($0 &* 31) &+ UInt32($1) } % 1000)
@@ -33,7 +33,7 @@ public struct GroupDeclaration: Sendable, Equatable {
 }
 
 /// What a household scenario's step does beyond its one device: the device goes offline or
-/// comes back, takes over a group, creates or deletes one (castv2-groups.md §5).
+/// comes back, takes over a group, creates or deletes one (groups.md §5).
 public enum HouseholdStep: Sendable, Equatable {
     /// The device drops out (powered off): its connections close, it leaves discovery, its
     /// groups list it no more.

@@ -254,7 +254,7 @@ public final class CastSimulator: Sendable {
 
     /// The Cast port moves to `host`, on the same port: every connection is closed (a
     /// sender must look the device up again), the old address refuses connections. A
-    /// speaker group's endpoint does this when its leader moves (castv2-groups.md §1.4).
+    /// speaker group's endpoint does this when its leader moves (docs/protocol/groups.md §1.4).
     package func moveCastPort(to host: String) async throws -> SocketAddress {
         let runner = self.runner
         let port = castAddress.port ?? configuration.castPort

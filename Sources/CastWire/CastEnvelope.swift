@@ -22,7 +22,8 @@ public struct CastEnvelope: Sendable, Equatable {
         self.payload = payload
     }
 
-    /// An answer to this message: same namespace, source and destination swapped (§1.5).
+    /// An answer to this message: same namespace, source and destination swapped
+    /// (docs/protocol/castv2.md §1.5).
     public func reply(_ payload: Payload) -> CastEnvelope {
         CastEnvelope(sourceId: destinationId, destinationId: sourceId, namespace: namespace, payload: payload)
     }

@@ -4,7 +4,7 @@ import SwiftProtobuf
 
 /// The CASTV2 framing: a 4-byte big-endian body length, then a serialized `CastMessage`.
 public enum CastFraming {
-    /// Open Screen and Chromium both reject bodies over 64 KiB (§1.2).
+    /// Open Screen and Chromium both reject bodies over 64 KiB (docs/protocol/castv2.md §1.2).
     public static let maxBodySize = 65536
     public static let headerSize = 4
     /// The largest JSON payload the device puts in one message: the body limit less room

@@ -15,16 +15,18 @@ public enum CastNamespace {
     public static let sse = "urn:x-cast:com.google.cast.sse"
     public static let remoteControl = "urn:x-cast:com.google.cast.remotecontrol"
     /// Speaker groups on `receiver-0` of every device and group endpoint: MULTIZONE_STATUS,
-    /// DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED, SET_DEVICE_VOLUME (castv2-groups.md §4).
+    /// DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED, SET_DEVICE_VOLUME
+    /// (docs/protocol/groups.md §4).
     public static let multizone = "urn:x-cast:com.google.cast.multizone"
 
-    /// Transport namespaces are routed with or without a prior CONNECT (§1.5).
+    /// Transport namespaces are routed with or without a prior CONNECT
+    /// (docs/protocol/castv2.md §1.5).
     public static func isTransport(_ namespace: String) -> Bool {
         namespace.hasPrefix("urn:x-cast:com.google.cast.tp.")
     }
 }
 
-/// Well-known endpoint ids (§1.4).
+/// Well-known endpoint ids (castv2.md §1.4).
 public enum CastEndpoint {
     /// The receiver platform.
     public static let platformReceiver = "receiver-0"

@@ -4,7 +4,8 @@ import CastWire
 import Testing
 
 /// A speaker group end to end in the core: three speakers and the group endpoint, each a
-/// real SimulatedDevice, coordinated by the Household (castv2-groups.md §3–5, §7 items 6–13).
+/// real SimulatedDevice, coordinated by the Household (docs/protocol/groups.md §3–§5,
+/// §7 items 6–13).
 @Suite("Speaker groups: members, group endpoint, household")
 struct GroupTests {
     typealias F = Fleet

@@ -33,7 +33,7 @@ struct MediaTests {
         harness.send(connection, to: transportId, CastNamespace.media, .object(fields))
     }
 
-    /// The fields every MediaStatus must have (§6.4).
+    /// The fields every MediaStatus must have (docs/protocol/media.md §4.1).
     private func expectAlwaysPresentFields(_ status: JSONValue?, sourceLocation: SourceLocation = #_sourceLocation) {
         for key in ["mediaSessionId", "playerState", "currentTime", "playbackRate", "supportedMediaCommands"] {
             #expect(status?[key] != nil, "missing \(key)", sourceLocation: sourceLocation)

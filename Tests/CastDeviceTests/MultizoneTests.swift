@@ -5,7 +5,8 @@ import CastWire
 import Testing
 
 /// urn:x-cast:com.google.cast.multizone on one endpoint: a lone device, a group endpoint's
-/// configuration, a member's stand-in apps (castv2-groups.md §3.3, §4, §7 items 7, 10–12).
+/// configuration, a member's stand-in apps (docs/protocol/groups.md §3.3, §4, §7 items 7,
+/// 10–12).
 @Suite("urn:x-cast:com.google.cast.multizone on one endpoint")
 struct MultizoneTests {
     static let speakerUUID = "1a2b3c4d000011112222333344445555"

@@ -46,7 +46,7 @@ struct RequestDecodingTests {
         #expect(media.send(fields).map(\.json) == [["type": "INVALID_REQUEST", "requestId": 42, "reason": "INVALID_PARAMS"]])
     }
 
-    @Test("The tolerances real senders need still hold (§6.1)")
+    @Test("The tolerances real senders need still hold (docs/protocol/media.md §1)")
     func tolerances() throws {
         var media = TestMediaSender()
         // VLC: autoplay as the string "false" plays; go-chromecast: customData null, duration 0, images null.

@@ -1,7 +1,7 @@
 import CastDiscovery
 import Testing
 
-@Suite("The records of a Cast device, as a real one publishes them (castv2-protocol.md §7)")
+@Suite("The records of a Cast device, as a real one publishes them (docs/protocol/castv2.md §5)")
 struct CastServiceDescriptionTests {
     static let uuid = "1930a236896105d6f9026ddc5e85e3a8"
 

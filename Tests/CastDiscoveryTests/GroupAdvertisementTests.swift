@@ -1,7 +1,7 @@
 import CastDiscovery
 import Testing
 
-@Suite("A speaker group's records, as its leader answers them (castv2-groups.md §1)")
+@Suite("A speaker group's records, as its leader answers them (docs/protocol/groups.md §1)")
 struct GroupAdvertisementTests {
     static let leader = CastServiceDescription(uuid: "1a2b3c4d000011112222333344445555", friendlyName: "Kitchen", modelName: "Google Home",
                                                capabilities: 198660, appIds: ["CC1AD845"])

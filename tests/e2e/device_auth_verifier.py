@@ -2,7 +2,7 @@
 
 It speaks CASTV2 itself (TLS, 4-byte length framing, CastMessage) so that it sees the TLS
 certificate of the very connection it challenges, sends an AuthChallenge with a random
-nonce and checks the reply the way castv2-protocol.md §4.3-4.4 describes:
+nonce and checks the reply the way docs/protocol/castv2.md §4.3–§4.4 describes:
 
 - the TLS certificate: notBefore not in the future, notAfter less than 4 days ahead;
 - the chain: device certificate → intermediates (any order, found by name) → the trusted

@@ -1,10 +1,10 @@
 """End-to-end: the EMP receiver app (issue 9) with pychromecast senders over TLS.
 
 Each sender gets an EMPController, a pychromecast controller for the EMP namespace
-`urn:x-cast:com.ericsson.cast.receiver` (../shared/docs/emp-protocol.md), registered with
+`urn:x-cast:com.ericsson.cast.receiver` (docs/protocol/emp.md), registered with
 cast.register_handler() like pychromecast's own controllers. It keeps every EMP message
 the sender receives, in order, beside the media-namespace messages, and checks each one
-against the decoding rules of the iOS sender (emp-protocol.md §4.0, §6) and of the
+against the decoding rules of the iOS sender (emp.md §4.0, §6) and of the
 Android Enigma sender (`trackId`, getLong integers): a message either of them rejects
 fails the test.
 
@@ -71,7 +71,7 @@ SETTLE = 0.5
 
 
 # --------------------------------------------------------------------------
-# The senders' decoding rules (emp-protocol.md §4.0 table, §4.1-§4.8, §6)
+# The senders' decoding rules (docs/protocol/emp.md §4.0 table, §4.1-§4.8, §6)
 # --------------------------------------------------------------------------
 
 # iOS `MessageType` (v4.1.0): anything else is SenderError.unsupportedMessage.
@@ -118,7 +118,7 @@ def _optional(problems: list[str], container: dict, key: str, check, what: str, 
 
 def _check_tracks(problems: list[str], data: Any, id_key: str, id_what: str) -> None:
     """tracksupdated's `data.tracksInfo`: integer active ids; tracks with string label,
-    type and language and an integer id under the key this sender reads (§4.1)."""
+    type and language and an integer id under the key this sender reads (emp.md §4.1)."""
     info = _require(problems, data, "tracksInfo", lambda v: isinstance(v, dict), "an object", "data")
     if info is None:
         return
@@ -347,7 +347,7 @@ class EMPController(BaseController):
     def of_type(self, kind: str, since: int = 0) -> list[Received]:
         return [m for m in self.received(since) if m.type == kind]
 
-    # -- sending (as the iOS sender writes them, §3.1: no requestId) ------
+    # -- sending (as the iOS sender writes them, emp.md §3.1: no requestId) ------
 
     def send(self, kind: str, data: Any = None) -> None:
         payload: dict[str, Any] = {"type": kind}
@@ -466,7 +466,7 @@ def two_senders(device: CastsimDevice, sender_factory) -> tuple[EmpSender, EmpSe
 
 
 def load(view: EmpSender, content_id: str, token: str, **custom: Any) -> tuple[int, dict]:
-    """A LOAD as the current iOS sender sends it (§5.1, §5.2), on the media namespace to
+    """A LOAD as the current iOS sender sends it (emp.md §5.1, §5.2), on the media namespace to
     the app; returns its requestId and the reply that carries that requestId."""
     payload: dict[str, Any] = {
         "type": "LOAD",
@@ -682,7 +682,7 @@ def test_pull_answers_the_documented_sequence(castsim_factory, sender_factory, t
         assert by_type["startTimeLive"] == EPOCH_MS  # p1 starts at scenario time 0
         program = by_type["programchanged"]["program"]
         assert (program["programId"], program["assetId"], program["channelId"]) == ("p1", "a-p1", "news-24"), program
-        # §4.10: the pull answer blanks the player's start/end dates.
+        # emp.md §4.10: the pull answer blanks the player's start/end dates.
         assert "start" not in program and "end" not in program, program
         assert by_type["entitlementchange"]["entitlement"]["live"] is True
     if content_id == "movie-1":
@@ -726,7 +726,7 @@ def test_live_channel_crosses_a_program_boundary_on_the_manual_clock(castsim_fac
         assert iso_instant(program["startTime"]) == p2_start, program
         assert iso_instant(program["endTime"]) == EPOCH + timedelta(minutes=20), program
         assert start_time_live.data == int(iso_instant(program["startTime"]).timestamp() * 1000)
-        # §5.6: the media status names the program's asset now.
+        # emp.md §5.6: the media status names the program's asset now.
         wait_until(lambda v=view: v.sender.media.status.content_id == "a-p2", what=f"{view.name}: MEDIA_STATUS of p2",
                    details=view.describe)
         payloads[view.name] = [m.payload for m in changed]

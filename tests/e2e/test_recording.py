@@ -57,7 +57,7 @@ def play_queue(device: CastsimDevice, titles: list[str]) -> list[str]:
         wait_until(lambda: abs(sender.cast.status.volume_level - 0.4) < 1e-6, what="volume 0.4")
         seen.append(f"volume {sender.cast.status.volume_level:.1f}")
         # Like a speaker, castsim follows a volume change with DEVICE_UPDATED about itself
-        # (castv2-groups.md §4.3). Read before disconnecting: a socket closed with bytes
+        # (docs/protocol/groups.md §4.3). Read before disconnecting: a socket closed with bytes
         # unread sends a reset, and the recording would say so.
         wait_until(lambda: any(data.get("type") == "DEVICE_UPDATED" for *_, data in multizone.received),
                    what="DEVICE_UPDATED after the volume change")

@@ -17,12 +17,12 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     public var defaultMediaDuration: Double = 600
     /// Accepted `playbackRate` range for SET_PLAYBACK_RATE.
     public var playbackRateRange: ClosedRange<Double> = 0.5...2.0
-    /// Real devices broadcast the status that answers a request with that request's id to
-    /// every sender (§5.6). pychromecast completes *any* pending request whose id matches,
-    /// and every instance counts from 1, so several pychromecast senders can complete each
-    /// other's requests. With isolation on, the requester gets the reply (with its id) and
-    /// everyone else a copy with requestId 0 — not what a device does, but what a test of
-    /// several independent senders may want.
+    /// Real devices broadcast the status that answers a request with that request's id to every
+    /// sender (docs/protocol/platform.md §6.4). pychromecast completes *any* pending request
+    /// whose id matches, and every instance counts from 1, so several pychromecast senders can
+    /// complete each other's requests. With isolation on, the requester gets the reply (with
+    /// its id) and everyone else a copy with requestId 0 — not what a device does, but what a
+    /// test of several independent senders may want.
     public var isolateRequestIds = false
     /// Length of the seekable window of LIVE media (`liveSeekableRange`).
     public var liveWindow: Double = 1800

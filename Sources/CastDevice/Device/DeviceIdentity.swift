@@ -10,7 +10,7 @@ public struct DeviceIdentity: Sendable, Equatable, Codable {
     public var supportsAudio: Bool
     /// The `ca` bits when they are not what `supportsVideo`/`supportsAudio` make them: a
     /// speaker group's endpoint is audio-only but advertises its leader's bits plus bit 5
-    /// (castv2-groups.md §1.1). nil: derived, as on every plain device.
+    /// (docs/protocol/groups.md §1.1). nil: derived, as on every plain device.
     public var advertisedCapabilities: Int?
 
     public init(

@@ -1,5 +1,5 @@
 /// The session of the app a group endpoint runs, as its members mirror it on their own
-/// endpoints while the group plays (castv2-groups.md §3.3).
+/// endpoints while the group plays (docs/protocol/groups.md §3.3).
 public struct GroupSession: Sendable, Equatable {
     /// The group's UUID, 32 lower-case hex (``DeviceIdentity/uuid`` of the group endpoint).
     public var groupId: String

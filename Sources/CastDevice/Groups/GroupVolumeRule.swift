@@ -1,7 +1,7 @@
 /// How a speaker group's volume and its members' volumes go together: the one place the
-/// rule lives. castv2-groups.md §5.1 leaves the real function open; what is known is that
-/// raising a group scales its members (a member at 0 stays at 0: music-assistant/support
-/// #1504) and that the group's level is some function of theirs.
+/// rule lives. docs/protocol/groups.md §5.1 leaves the real function open; what is known is
+/// that raising a group scales its members (a member at 0 stays at 0:
+/// music-assistant/support #1504) and that the group's level is some function of theirs.
 ///
 /// castsim's rule:
 /// * **Group level = the highest level of the members online** (the group's own level

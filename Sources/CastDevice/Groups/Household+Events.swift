@@ -59,7 +59,8 @@ extension Household {
         return actions
     }
 
-    /// The group endpoint launched an app: every online member mirrors it (§3.3).
+    /// The group endpoint launched an app: every online member mirrors it
+    /// (docs/protocol/groups.md §3.3).
     private mutating func groupSessionStarted(_ groupId: String, _ session: GroupSession) -> [HouseholdAction] {
         guard let group = groups[groupId], group.isEndpointRunning else { return [] }
         groups[groupId]!.session = session

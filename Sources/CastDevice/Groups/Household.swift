@@ -1,6 +1,6 @@
 /// The coordinator of a household's speaker groups: the one place that knows which
 /// devices make which group, who leads, who is online and what each plays, and turns what
-/// one endpoint did into what the others must do (castv2-groups.md §3–5).
+/// one endpoint did into what the others must do (docs/protocol/groups.md §3–§5).
 ///
 /// Pure and deterministic like ``SimulatedDevice``: no clock, no I/O. Every endpoint (a
 /// device's 8009 and each group's port) is its own ``SimulatedDevice``, held by the
@@ -34,7 +34,7 @@ package struct Household: Sendable {
         /// Members' UUIDs, in the order the group lists them.
         package var memberIds: [String]
         package var leaderId: String
-        /// The group's Cast port, kept across leader moves (§1.3).
+        /// The group's Cast port, kept across leader moves (groups.md §1.3).
         package var port: Int
         /// Whether the group endpoint runs (some member is online to host it).
         package var isEndpointRunning: Bool
@@ -113,7 +113,7 @@ package struct Household: Sendable {
     // MARK: Devices coming and going
 
     /// A member is gone (powered off, off the network). Its groups list it no more
-    /// (DEVICE_REMOVED; which message firmware uses is open, §5.2) and their level is
+    /// (DEVICE_REMOVED; which message firmware uses is open, groups.md §5.2) and their level is
     /// recomputed; a group it led moves to the next member online, or stops with none.
     /// The device's own endpoint is the runtime's business: no input goes to it.
     package mutating func deviceWentOffline(_ uuid: String) throws(HouseholdError) -> [HouseholdAction] {
@@ -147,7 +147,7 @@ package struct Household: Sendable {
 
     /// A member is back, at `volume` (nil: as it was). Its groups list it again; a group
     /// that plays takes it back as a follower (a speaker powered on rejoins by itself,
-    /// §5.2); a group whose endpoint had stopped starts again, led by it.
+    /// groups.md §5.2); a group whose endpoint had stopped starts again, led by it.
     package mutating func deviceCameOnline(_ uuid: String, volume: Volume? = nil) throws(HouseholdError) -> [HouseholdAction] {
         let id = try existingDevice(uuid)
         guard !devices[id]!.isOnline else { return [] }
@@ -174,7 +174,7 @@ package struct Household: Sendable {
 
     /// Leadership moves to `member` (which must be online): the group endpoint moves host
     /// on the same port, and while the group plays the old leader becomes a follower and
-    /// the new one the leader (§1.4, §7 item 13).
+    /// the new one the leader (groups.md §1.4, §7 item 13).
     package mutating func moveLeader(of group: String, to member: String) throws(HouseholdError) -> [HouseholdAction] {
         let group = try existingGroup(group)
         let id = try existingDevice(member)

@@ -21,13 +21,13 @@ package enum HouseholdAction: Sendable, Equatable {
     /// `device.apply(input, now:)` on that endpoint (a member's or the group's volume).
     case operatorInput(OperatorInput, to: HouseholdEndpoint)
     /// Create the group endpoint's device with `configuration` and listen on `port` at the
-    /// leader's address; advertise it (castv2-groups.md §1.1, §7 items 1–2).
+    /// leader's address; advertise it (docs/protocol/groups.md §1.1, §7 items 1–2).
     case startGroupEndpoint(groupId: String, leaderId: String, port: Int, configuration: DeviceConfiguration)
     /// Stop listening on the group's port, withdraw its advertisement, drop its device.
     case stopGroupEndpoint(groupId: String)
     /// The group endpoint moves host: close its connections and stop listening at the old
     /// leader, listen on the same `port` at the new leader's address and announce it from
-    /// there (§1.4, §7 item 13). Keep its device: the group's session plays on.
+    /// there (groups.md §1.4, §7 item 13). Keep its device: the group's session plays on.
     case moveGroupEndpoint(groupId: String, toLeader: String, port: Int)
 }
 

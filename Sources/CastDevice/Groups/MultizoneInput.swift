@@ -9,7 +9,7 @@ import CastWire
 /// when a member starts or stops mirroring, DEVICE_* on a group endpoint's multizone namespace.
 package enum MultizoneInput: Sendable, Equatable {
     /// A member mirrors its group's session as `role`: the leader runs `531A4F84` with the
-    /// group's sessionId, a follower `705D30C6` with a fresh one (castv2-groups.md §3.3).
+    /// group's sessionId, a follower `705D30C6` with a fresh one (docs/protocol/groups.md §3.3).
     /// Given again with another role (the leader moved) or session, it relaunches.
     case follow(GroupSession, role: GroupMemberRole)
     /// The group session the member mirrors is over (or the group is gone): back to idle,

@@ -1,7 +1,8 @@
 import CastWire
 
 /// One device as the multizone namespace describes it: an entry of MULTIZONE_STATUS
-/// `status.devices`, and the `device` of DEVICE_ADDED / DEVICE_UPDATED (castv2-groups.md §4.2).
+/// `status.devices`, and the `device` of DEVICE_ADDED / DEVICE_UPDATED
+/// (docs/protocol/groups.md §4.2).
 ///
 /// A value, not a reference to the member's device: a group endpoint is its own
 /// ``SimulatedDevice`` and only knows of its members what it was told (``MultizoneInput``).
@@ -30,7 +31,7 @@ public struct MultizoneMember: Sendable, Equatable, Codable {
     }
 
     /// `deviceId`: lower-case with dashes. pychromecast keys member listeners by
-    /// `str(UUID)`, so any other spelling and HA's member entities never match (§3.4).
+    /// `str(UUID)`, so any other spelling and HA's member entities never match (groups.md §3.4).
     public var deviceId: String { uuid.count == 32 ? DeviceIdentity.dashed(uuid) : uuid }
 
     /// `{"capabilities":…,"deviceId":…,"name":…,"volume":{"level":…,"muted":…}}`

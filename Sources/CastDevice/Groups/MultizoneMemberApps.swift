@@ -1,7 +1,7 @@
 import CastWire
 
-// What a member's own endpoint shows while its group plays (castv2-groups.md §3.3,
-// §7 items 10–11): not the group's app but a stand-in that points senders at the group.
+// What a member's own endpoint shows while its group plays (docs/protocol/groups.md
+// §3.3, §7 items 10–11): not the group's app but a stand-in that points senders at the group.
 // pychromecast joins the stand-in's transport, asks media GET_STATUS, gets `status: []`
 // (player state UNKNOWN), and HA then shows the group's media state on the member.
 
@@ -23,7 +23,7 @@ extension CastAppDefinition {
     /// senders cannot LAUNCH it, only the group's session starts it.
     ///
     /// Both carry the media namespace. Followers do on every firmware seen; whether the
-    /// leader's entry has namespaces and a transport is open (§8): castsim gives it both,
+    /// leader's entry has namespaces and a transport is open (groups.md §8): castsim gives it both,
     /// so a sender that joins it gets the same empty media status as on a follower.
     static func multizoneMember(_ role: GroupMemberRole, displayName: String) -> CastAppDefinition {
         CastAppDefinition(appId: multizoneAppId(role), displayName: displayName, namespaces: [CastNamespace.media],

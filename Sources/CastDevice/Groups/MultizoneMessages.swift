@@ -1,12 +1,12 @@
 import CastWire
 
-/// The payloads the multizone namespace sends (castv2-groups.md §4.1–4.2), built in one
-/// place so the status, the broadcasts and the tests agree on their shape.
+/// The payloads the multizone namespace sends (docs/protocol/groups.md §4.1–§4.2),
+/// built in one place so the status, the broadcasts and the tests agree on their shape.
 enum MultizoneMessages {
     /// `{"requestId":N,"type":"MULTIZONE_STATUS","status":{…}}`. `playbackSession` only
     /// while an app other than an idle screen runs on the endpoint (notes-1: present only
     /// while something plays). `streamTransferSupported` is false: castsim has no
-    /// STORE_SESSION / RESUME_SESSION (§6).
+    /// STORE_SESSION / RESUME_SESSION (groups.md §6).
     static func status(requestId: Int, devices: [MultizoneMember], playing: Bool) -> JSONPayload {
         var status: [String: JSONValue] = [
             "devices": .array(devices.map(\.json)),
@@ -21,7 +21,7 @@ enum MultizoneMessages {
     }
 
     /// `{"type":"CASTING_GROUPS","requestId":N,"groups":[]}`. The payload has never been
-    /// seen (§4.1, §8): the shape is a guess that pychromecast, which reads nothing of it,
+    /// seen (groups.md §4.1, §8): the shape is a guess that pychromecast, which reads nothing of it,
     /// accepts.
     static func castingGroups(requestId: Int) -> JSONPayload {
         JSONPayload(["type": "CASTING_GROUPS", "requestId": .number(Double(requestId)), "groups": []])

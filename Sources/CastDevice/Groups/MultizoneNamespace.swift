@@ -1,6 +1,6 @@
 import CastWire
 
-// urn:x-cast:com.google.cast.multizone on `receiver-0` (castv2-groups.md §4): every
+// urn:x-cast:com.google.cast.multizone on `receiver-0` (docs/protocol/groups.md §4): every
 // endpoint answers it, a device about itself, a group endpoint about its members.
 
 extension SimulatedDevice {
@@ -41,7 +41,7 @@ extension SimulatedDevice {
 
     /// SET_DEVICE_VOLUME. A group endpoint cannot reach its member's device: it raises
     /// ``MultizoneEvent/memberVolumeRequested(uuid:_:)`` and the member's change comes back
-    /// as DEVICE_UPDATED (what, if anything, a real group answers is open, §8). A device
+    /// as DEVICE_UPDATED (what, if anything, a real group answers is open, groups.md §8). A device
     /// asked about itself changes its own volume, as SET_VOLUME would.
     private mutating func setDeviceVolume(_ uuid: String, _ change: VolumeChange) throws(RequestRejection) {
         guard multizoneDevices.contains(where: { $0.uuid == uuid }) else {

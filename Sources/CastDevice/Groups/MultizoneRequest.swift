@@ -1,6 +1,6 @@
 import CastWire
 
-/// A request on urn:x-cast:com.google.cast.multizone (castv2-groups.md §4.1), decoded
+/// A request on urn:x-cast:com.google.cast.multizone (docs/protocol/groups.md §4.1), decoded
 /// before any handler runs, as ``ReceiverRequest`` is for the receiver namespace.
 package enum MultizoneRequest: Sendable, Equatable {
     /// MULTIZONE_STATUS to the requester.
@@ -29,7 +29,7 @@ package enum MultizoneRequest: Sendable, Equatable {
             self = .setDeviceVolume(uuid: uuid, change)
         default:
             // OpenCastSwift's SET_VOLUME with a deviceId lands here too: the reference
-            // guesses firmware refuses it (§4.1).
+            // guesses firmware refuses it (groups.md §4.1).
             throw .invalidRequest(.invalidCommand, "unknown multizone request type \"\(header.type)\"")
         }
     }

@@ -1,11 +1,11 @@
 import CastWire
 
 /// Which multizone endpoint a ``DeviceConfiguration`` makes: a device's own (8009) or a
-/// speaker group's (castv2-groups.md §3). Both answer the multizone namespace on
+/// speaker group's (docs/protocol/groups.md §3). Both answer the multizone namespace on
 /// `receiver-0`; they differ in whom they list and in what they do with volume.
 public enum MultizoneRole: Sendable, Equatable, Codable {
     /// A speaker or TV on its own endpoint. It lists itself in MULTIZONE_STATUS and tells
-    /// its senders DEVICE_UPDATED when its own volume changes (§4.3, §7 items 8, 12).
+    /// its senders DEVICE_UPDATED when its own volume changes (groups.md §4.3, §7 items 8, 12).
     case device
     /// The virtual device a speaker group advertises, hosted by its leader. It lists the
     /// members online, starting with `members`; the coordinator (``Household``) keeps the
@@ -20,9 +20,9 @@ public enum MultizoneRole: Sendable, Equatable, Codable {
 }
 
 extension DeviceConfiguration {
-    /// The `md` of a group endpoint (TXT and eureka_info, §1.1).
+    /// The `md` of a group endpoint (TXT and eureka_info, groups.md §1.1).
     public static let groupModelName = "Google Cast Group"
-    /// `ca` bit 5: a multizone group (§1.1, Android's `CAPABILITY_MULTIZONE_GROUP`).
+    /// `ca` bit 5: a multizone group (groups.md §1.1, Android's `CAPABILITY_MULTIZONE_GROUP`).
     public static let multizoneGroupCapability = 32
 
     /// The configuration of a speaker group's endpoint led by the device configured as

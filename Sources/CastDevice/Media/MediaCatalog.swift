@@ -5,7 +5,7 @@ import CastWire
 public struct MediaLoadBehaviour: Sendable, Equatable, Codable {
     public enum Outcome: Sendable, Equatable, Codable {
         case play
-        /// LOAD_FAILED with this `detailedErrorCode` (§6.5), then IDLE/ERROR.
+        /// LOAD_FAILED with this `detailedErrorCode` (docs/protocol/media.md §5.3), then IDLE/ERROR.
         case fail(detailedErrorCode: Int, reason: String?)
         /// The load never completes (the sender's own timeout is under test).
         case neverAnswer

@@ -1,6 +1,6 @@
 import CastWire
 
-/// `media` of a LOAD or queue item (§6.4 MediaInformation).
+/// `media` of a LOAD or queue item (docs/protocol/media.md §4.2).
 ///
 /// The fields the receiver interprets are typed; everything else (metadata, customData,
 /// contentUrl, breaks, ...) is kept as sent and echoed back, because senders compare it.

@@ -1,7 +1,8 @@
 import CastWire
 
-// LOAD and QUEUE_LOAD (§6.2), and the life of a load: IDLE + LOADING, then PLAYING or
-// PAUSED with the request's id; or LOAD_FAILED, or LOAD_CANCELLED when superseded (§6.6).
+// LOAD and QUEUE_LOAD (docs/protocol/media.md §2.1), and the life of a load: IDLE + LOADING,
+// then PLAYING or PAUSED with the request's id; or LOAD_FAILED, or LOAD_CANCELLED when
+// superseded (media.md §6).
 
 extension MediaReceiver {
     /// Replaces whatever plays with a new session over the load's items, and starts the
@@ -22,7 +23,7 @@ extension MediaReceiver {
                   initial: true, outcome: start.outcome, context: &context)
         context.log(.info, requester.connection,
                     "\(command.type) \(first.media.contentId) → media session \(session.mediaSessionId), \(start.items.count) item(s)")
-        // §6.6: first IDLE with extendedStatus LOADING (requestId 0) ...
+        // media.md §6.1: first IDLE with extendedStatus LOADING (requestId 0) ...
         broadcastStatus(answering: nil, parts: [.media, .loading], context: &context)
         // ... then, once loaded, the status that answers the request.
         completeDueLoad(context: &context)

@@ -1,6 +1,6 @@
 import CastWire
 
-// GET_STATUS, PLAY, PAUSE, SEEK, SET_VOLUME and SET_PLAYBACK_RATE (§6.2).
+// GET_STATUS, PLAY, PAUSE, SEEK, SET_VOLUME and SET_PLAYBACK_RATE (docs/protocol/media.md §2.1).
 
 extension MediaReceiver {
     mutating func getStatus(_ command: MediaCommand, options: Int, from requester: Requester, context: inout AppContext)

@@ -1,7 +1,7 @@
 import CastWire
 
-// The queue requests of §6.2: QUEUE_INSERT, QUEUE_UPDATE, QUEUE_REMOVE, QUEUE_REORDER,
-// QUEUE_NEXT / QUEUE_PREV, QUEUE_SHUFFLE and the three queue queries.
+// The queue requests of docs/protocol/media.md §2.1: QUEUE_INSERT, QUEUE_UPDATE, QUEUE_REMOVE,
+// QUEUE_REORDER, QUEUE_NEXT / QUEUE_PREV, QUEUE_SHUFFLE and the three queue queries.
 //
 // Every mutation is broadcast as QUEUE_CHANGE (with the new sequenceNumber) and completes
 // with a MEDIA_STATUS carrying the request's id: the Android SDK completes queue requests

@@ -25,9 +25,9 @@ package struct MediaSettings: Sendable {
     }
 }
 
-/// The media receiver of a media app: urn:x-cast:com.google.cast.media (§6) on the app's
-/// transport id, and the simulated player behind it. The Default Media Receiver is one;
-/// an app with a namespace of its own beside the media one wraps one.
+/// The media receiver of a media app: urn:x-cast:com.google.cast.media (docs/protocol/media.md)
+/// on the app's transport id, and the simulated player behind it. The Default Media Receiver is
+/// one; an app with a namespace of its own beside the media one wraps one.
 package struct MediaReceiver: Sendable {
     let settings: MediaSettings
     /// What the player is doing; `.idle` is "no media session".

@@ -1,8 +1,9 @@
 import CastWire
 
-/// A request on urn:x-cast:com.google.cast.media (§6.2), decoded before any handler runs.
+/// A request on urn:x-cast:com.google.cast.media (docs/protocol/media.md §2.1), decoded before
+/// any handler runs.
 ///
-/// Decoding keeps the tolerances real senders need (§6.1): unknown keys are ignored, a
+/// Decoding keeps the tolerances real senders need (media.md §1): unknown keys are ignored, a
 /// JSON null reads as absent, VLC's string `"autoplay":"false"` plays, go-chromecast's
 /// `"resumeState":""` keeps the state, the Android SDK's `currentTime: 4294967296` seeks
 /// to the live edge. A known field of the wrong type is refused: INVALID_PARAMS.

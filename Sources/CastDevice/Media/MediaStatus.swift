@@ -1,6 +1,6 @@
 import CastWire
 
-/// Command bits of `supportedMediaCommands` (§6.5).
+/// Command bits of `supportedMediaCommands` (docs/protocol/media.md §5.1).
 public struct MediaCommands: OptionSet, Sendable, Equatable, Codable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -56,7 +56,7 @@ extension MediaReceiver {
         }
     }
 
-    /// What the session allows now, within what the app allows (§6.5): queue commands only
+    /// What the session allows now, within what the app allows (media.md §5.1): queue commands only
     /// with somewhere to go or a repeat mode, EDIT_TRACKS only with tracks.
     func supportedMediaCommands(_ session: MediaSession) -> MediaCommands {
         var commands = MediaCommands.basic
@@ -69,7 +69,7 @@ extension MediaReceiver {
         return commands.intersection(settings.allowedCommands).subtracting(session.withheldCommands)
     }
 
-    /// One MediaStatus object (§6.4). The always-present fields are always here:
+    /// One MediaStatus object (media.md §4.1). The always-present fields are always here:
     /// the Android SDK drops a status without `mediaSessionId`, and needs both volume keys.
     ///
     /// `loadingItemId` names the next item when the status of an item that just ended
@@ -165,7 +165,7 @@ extension MediaReceiver {
         return .object(fields)
     }
 
-    /// Tells every sender how the queue changed (§6.3 QUEUE_CHANGE), unsolicited: the
+    /// Tells every sender how the queue changed (media.md §3 QUEUE_CHANGE), unsolicited: the
     /// request that caused it completes on its MEDIA_STATUS.
     func broadcastQueueChange(_ session: MediaSession, _ changeType: String, itemIds: [Int], insertBefore: Int? = nil,
                               reorderItemIds: [Int]? = nil, context: inout AppContext) {

@@ -1,7 +1,7 @@
 import CastWire
 
-// EDIT_TRACKS_INFO and EDIT_AUDIO_TRACKS (§6.2): which tracks are active, and how text
-// tracks look.
+// EDIT_TRACKS_INFO and EDIT_AUDIO_TRACKS (docs/protocol/media.md §2.1): which tracks are
+// active, and how text tracks look.
 
 extension MediaReceiver {
     mutating func editTracksInfo(_ edit: EditTracksRequest, _ command: MediaCommand, from requester: Requester,

@@ -8,7 +8,7 @@ public enum RepeatMode: String, Sendable, Equatable, CaseIterable {
     var wraps: Bool { self == .all || self == .allAndShuffle }
 }
 
-/// One entry of the media queue (§6.4 QueueItem).
+/// One entry of the media queue (docs/protocol/media.md §4.6).
 public struct QueueItem: Sendable, Equatable {
     public var itemId: Int
     public var media: MediaInformation

@@ -1,7 +1,7 @@
 import CastWire
 
-/// Validates a `textTrackStyle` (§6.4). The style is kept as sent; this only says whether
-/// every field the receiver knows has a value a real receiver would accept.
+/// Validates a `textTrackStyle` (docs/protocol/media.md §4.5). The style is kept as sent;
+/// this only says whether every field the receiver knows has a value a real receiver would accept.
 enum TextTrackStyle {
     static let colorFields: Set<String> = ["foregroundColor", "backgroundColor", "edgeColor", "windowColor"]
     static let enumFields: [String: [String]] = [

@@ -1,7 +1,7 @@
 import CastWire
 
-/// An entry of `media.tracks` (§6.4 Track). Kept as sent, with the fields the receiver
-/// acts on read out and checked.
+/// An entry of `media.tracks` (docs/protocol/media.md §4.4). Kept as sent, with the fields
+/// the receiver acts on read out and checked.
 public struct Track: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable, CaseIterable {
         case text = "TEXT", audio = "AUDIO", video = "VIDEO"

@@ -1,6 +1,6 @@
 import CastWire
 
-// urn:x-cast:com.google.cast.receiver (§5): the platform endpoint `receiver-0`.
+// urn:x-cast:com.google.cast.receiver (docs/protocol/platform.md): the platform endpoint `receiver-0`.
 
 extension SimulatedDevice {
     mutating func handleReceiverNamespace(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
@@ -83,7 +83,7 @@ extension SimulatedDevice {
 
     /// Changes the device volume as a sender or the remote asked: RECEIVER_STATUS to every
     /// sender (with the request's id), then, when it changed, DEVICE_UPDATED about the
-    /// device on the multizone namespace (castv2-groups.md §4.3).
+    /// device on the multizone namespace (groups.md §4.3).
     mutating func changeVolume(_ change: VolumeChange, answering requester: Requester?) {
         let before = volume
         setVolume(change.applied(to: volume))

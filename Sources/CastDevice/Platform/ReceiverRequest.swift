@@ -1,6 +1,7 @@
 import CastWire
 
-/// A request on urn:x-cast:com.google.cast.receiver (§5.1), decoded before any handler runs.
+/// A request on urn:x-cast:com.google.cast.receiver
+/// (docs/protocol/platform.md §1), decoded before any handler runs.
 package enum ReceiverRequest: Sendable, Equatable {
     case getStatus
     case launch(appId: String)

@@ -15,7 +15,7 @@ struct ReceiverStatusInputs: Equatable {
     /// nil on an audio-only device, which reports neither isActiveInput nor isStandBy.
     var isStandBy: Bool?
 
-    /// The `status` object of RECEIVER_STATUS (§5.2).
+    /// The `status` object of RECEIVER_STATUS (docs/protocol/platform.md §2).
     var status: JSONValue {
         var status: [String: JSONValue] = [
             "userEq": [:],

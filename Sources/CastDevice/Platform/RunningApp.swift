@@ -4,7 +4,7 @@ import CastWire
 /// and the app itself.
 package struct RunningApp: Sendable {
     package let definition: CastAppDefinition
-    /// Modern devices use the same UUID for both (§5.6).
+    /// Modern devices use the same UUID for both (docs/protocol/platform.md §6.1).
     package let sessionId: String
     package let transportId: String
     package var app: any CastApp

@@ -1,6 +1,6 @@
 import CastWire
 
-/// `reason` of an INVALID_REQUEST reply (§5.4, §6.3).
+/// `reason` of an INVALID_REQUEST reply (docs/protocol/platform.md §4, media.md §3).
 package enum InvalidRequestReason: String, Sendable, Equatable, CaseIterable {
     case invalidCommand = "INVALID_COMMAND"
     case invalidParams = "INVALID_PARAMS"
@@ -13,7 +13,7 @@ package enum InvalidRequestReason: String, Sendable, Equatable, CaseIterable {
     case invalidRequest = "INVALID_REQUEST"
 }
 
-/// `reason` of a LAUNCH_ERROR reply (§5.4).
+/// `reason` of a LAUNCH_ERROR reply (platform.md §4).
 package enum LaunchErrorReason: String, Sendable, Equatable, CaseIterable {
     case badParameter = "BAD_PARAMETER"
     case notFound = "NOT_FOUND"

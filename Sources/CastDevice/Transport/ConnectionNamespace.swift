@@ -1,6 +1,6 @@
 import CastWire
 
-// urn:x-cast:com.google.cast.tp.connection (§2): CONNECT / CLOSE / CONNECTED.
+// urn:x-cast:com.google.cast.tp.connection (docs/protocol/castv2.md §2): CONNECT / CLOSE / CONNECTED.
 
 /// A message on the connection namespace, decoded.
 enum ConnectionMessage: Equatable {
@@ -75,7 +75,7 @@ extension SimulatedDevice {
     }
 
     /// Tells every sender connected to a stopping app that its virtual connection is gone,
-    /// with CLOSE from the app's transport id (§2.2), and forgets those connections.
+    /// with CLOSE from the app's transport id (castv2.md §2.2), and forgets those connections.
     mutating func closeVirtualConnections(to transportId: String) {
         for link in virtualConnections.removeAll(toLocal: transportId) {
             send(JSONPayload(["type": "CLOSE"]), from: transportId, to: link.peerId, on: link.connection,

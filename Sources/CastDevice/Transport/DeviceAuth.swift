@@ -1,8 +1,8 @@
 import CastWire
 import Foundation
 
-// urn:x-cast:com.google.cast.tp.deviceauth (§4): answer a challenge with an AuthResponse
-// whose signature covers `sender_nonce || TLS certificate DER`.
+// urn:x-cast:com.google.cast.tp.deviceauth (docs/protocol/castv2.md §4): answer a challenge
+// with an AuthResponse whose signature covers `sender_nonce || TLS certificate DER`.
 
 /// How the device answers a challenge: as a device of castsim's developer PKI, or in one
 /// of the ways a sender's error paths need testing.

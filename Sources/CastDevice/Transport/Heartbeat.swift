@@ -1,6 +1,7 @@
 import CastWire
 
-// urn:x-cast:com.google.cast.tp.heartbeat (§3): answer PINGs, send our own, drop silent sockets.
+// urn:x-cast:com.google.cast.tp.heartbeat (docs/protocol/castv2.md §3): answer PINGs, send our
+// own, drop silent sockets.
 
 /// A message on the heartbeat namespace, decoded.
 enum HeartbeatMessage: Equatable {

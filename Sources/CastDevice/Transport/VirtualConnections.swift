@@ -1,7 +1,8 @@
 /// A virtual connection: a sender endpoint (`peerId`) talking to a device endpoint
 /// (`localId`: `receiver-0` or an app's transport id) over one socket.
 ///
-/// Keyed by all three, never by sender id alone: several sockets all use `sender-0` (§1.4).
+/// Keyed by all three, never by sender id alone: several sockets all use `sender-0`
+/// (docs/protocol/castv2.md §1.4).
 public struct VirtualConnection: Sendable, Hashable, Comparable {
     public var connection: ConnectionID
     public var localId: String
@@ -93,7 +94,7 @@ struct VirtualConnectionTable: Sendable {
     }
 
     /// Sockets that receive broadcasts from `localId`: each socket with at least one
-    /// virtual connection to it, invisible ones included (§1.5). Sorted for determinism.
+    /// virtual connection to it, invisible ones included (castv2.md §1.5). Sorted for determinism.
     func subscribers(of localId: String) -> [ConnectionID] {
         let sockets = byEndpoint[localId]?.sockets.keys.sorted() ?? []
         SimulatedDevice.countVisits(sockets.count)

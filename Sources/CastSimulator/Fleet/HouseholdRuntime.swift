@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// A household's speaker groups at work (castv2-groups.md): the pure ``Household`` decides
+/// A household's speaker groups at work (docs/protocol/groups.md): the pure ``Household`` decides
 /// what each endpoint must do, this carries it out on the fleet's event loop.
 ///
 /// Every device's own endpoint and every group's endpoint is a ``CastSimulator``. A group's

@@ -2,8 +2,8 @@ import CastDevice
 import CastWire
 import Foundation
 
-/// `/setup/eureka_info` (§7.3): what pychromecast and catt read to learn a device's
-/// model, UUID and name when they connect by IP.
+/// `/setup/eureka_info` (docs/protocol/castv2.md §5.4): what pychromecast and catt read to
+/// learn a device's model, UUID and name when they connect by IP.
 struct EurekaInfo {
     let identity: DeviceIdentity
     /// The speaker groups it belongs to now.

@@ -2,7 +2,7 @@ import CastDevice
 import CastWire
 
 /// One speaker group a device belongs to, as its `/setup/eureka_info?params=multizone`
-/// lists it (castv2-groups.md §2.1): pychromecast's HostBrowser finds groups this way
+/// lists it (docs/protocol/groups.md §2.1): pychromecast's HostBrowser finds groups this way
 /// without mDNS, and Home Assistant and Music Assistant probe it.
 package struct EurekaGroup: Sendable, Equatable {
     package var name: String
@@ -28,7 +28,7 @@ package struct EurekaGroup: Sendable, Equatable {
 
     /// The entry. `elected_leader` is `"self"` on the leader and `"<leader ip>:<port>"`
     /// elsewhere; pychromecast takes only the address from the second form, and what the
-    /// port there means is open (§8): castsim puts the group's port.
+    /// port there means is open (groups.md §8): castsim puts the group's port.
     /// `multichannel_group` is always present: Music Assistant reads it without a default.
     var json: JSONValue {
         let electedLeader: String

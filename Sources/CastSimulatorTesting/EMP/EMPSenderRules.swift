@@ -3,14 +3,14 @@ import Foundation
 
 /// An EMP sender whose decoding of the receiver's custom-namespace messages castsim must satisfy.
 ///
-/// The old Android `AndroidClientCast` is deliberately not a case: emp-protocol.md gives only
-/// fragments of its parser (`track.getInt("id")` §4.1, `getInt("volume")` §4.3, `getInt` for
+/// The old Android `AndroidClientCast` is deliberately not a case: docs/protocol/emp.md gives
+/// only fragments of its parser (`track.getInt("id")` §4.1, `getInt("volume")` §4.3, `getInt` for
 /// `durationchange` §4.0, `program.asset` must be an object §4.5), not enough for a rule set that
 /// would say "accepted" with any confidence. The raw value starts each problem: "iOS: …", "Enigma: …".
 package enum EMPSender: String, CaseIterable, Sendable {
-    /// `iOSClientCast` v4.1.0: Swift `Decodable` (emp-protocol.md §4.0 table, §4.1–4.10, §6).
+    /// `iOSClientCast` v4.1.0: Swift `Decodable` (emp.md §4.0 table, §4.1–§4.10, §6).
     case iOS
-    /// `EnigmaRiverAndroidCast` r3.8.2: `org.json` getters (emp-protocol.md §4.0 table, §4.1, §4.9).
+    /// `EnigmaRiverAndroidCast` r3.8.2: `org.json` getters (emp.md §4.0 table, §4.1, §4.9).
     case androidEnigma = "Enigma"
 }
 
@@ -19,25 +19,26 @@ package enum EMPSender: String, CaseIterable, Sendable {
 ///
 /// Each problem names the sender and the JSON path: `iOS: data.tracksInfo.tracks[0].id: missing`.
 ///
-/// **iOS** (Swift `Decodable`, emp-protocol.md §4, §6):
+/// **iOS** (Swift `Decodable`, emp.md §4, §6):
 /// - The payload is a JSON object whose `type` is exactly one of the eleven types of
-///   `MessageType.swift` (§4.0); any other, including the real receiver's `assetchanged` and
-///   `liveDelay`, and `timeshiftenabled`, is `unsupportedMessage` (§6).
+///   `MessageType.swift` (emp.md §4.0); any other, including the real receiver's `assetchanged` and
+///   `liveDelay`, and `timeshiftenabled`, is `unsupportedMessage` (emp.md §6.2).
 /// - Required keys must be present and not null; optional ones (`program.startTime`/`endTime`,
 ///   the entitlement's bitrates and `maxResHeight`, the error's `code` and `message`) may be
 ///   missing or null, as synthesized `decodeIfPresent` allows, but must have the right type otherwise.
-/// - `Int`/`Int64` need an integral number within Int64 (`segmentmissing` 12.5 is rejected, §4.7);
-///   `1.0` cannot be told from `1` once parsed and passes. `Float` needs a number within Float range.
+/// - `Int`/`Int64` need an integral number within Int64 (`segmentmissing` 12.5 is rejected,
+///   emp.md §4.7); `1.0` cannot be told from `1` once parsed and passes. `Float` needs a number
+///   within Float range.
 /// - castsim policy, not a decoding rule: `volumechange` `volume` must lie in 0...1, because
-///   iOS computes the deprecated `Int(volume * 100)` and the app traps far outside it (§6).
+///   iOS computes the deprecated `Int(volume * 100)` and the app traps far outside it (emp.md §6.2).
 ///
-/// **Android Enigma** (`org.json` on Android; the doc names the getters, §4.0, §4.1, §4.9):
+/// **Android Enigma** (`org.json` on Android; emp.md names the getters, §4.0, §4.1, §4.9):
 /// - A missing key, a null, or a value the getter cannot convert is a `JSONException`, i.e. rejected.
 /// - `getInt`/`getLong`/`getDouble` take numbers and numeric strings; `getBoolean` takes booleans and
 ///   the strings "true"/"false" in any case; `getJSONObject` takes only an object.
 /// - A number `getInt`/`getLong` would change (a fraction truncated, a value out of range) is
-///   reported too: the doc asks for integers there (§4.4, §4.7, §8.6), and a silently altered
-///   `segmentmissing` or `trackId` is as wrong for the app as a refused one.
+///   reported too: the doc asks for integers there (emp.md §4.4, §4.7, §8 item 6), and a
+///   silently altered `segmentmissing` or `trackId` is as wrong for the app as a refused one.
 /// - Only what the doc says Enigma reads is checked: `tracksupdated` `data.tracksInfo.tracks[].trackId`,
 ///   the bare booleans, `volumechange` `volume`/`muted`, `startTimeLive`/`segmentmissing` (getLong),
 ///   `programchanged` `data.program` (getJSONObject), `entitlementchange` `data` (a raw JSONObject),
@@ -45,7 +46,7 @@ package enum EMPSender: String, CaseIterable, Sendable {
 ///   handled but its reads are not documented. Other types are not handled by Enigma and, with
 ///   no documented failure, count as ignored rather than rejected.
 package struct EMPSenderRules {
-    /// The namespace whose messages these rules apply to (emp-protocol.md §2).
+    /// The namespace whose messages these rules apply to (emp.md §2.1).
     package static let namespace = "urn:x-cast:com.ericsson.cast.receiver"
 
     /// Problems the sender would have decoding this payload text (empty: accepted), each naming
@@ -78,7 +79,8 @@ extension Array where Element == SentMessage {
         enumerated().flatMap { index, message -> [String] in
             guard message.envelope.namespace == EMPSenderRules.namespace else { return [] }
             let prefix = "#\(index) \(message.type ?? "?")"
-            // Both senders read text messages only (§2: sendTextMessage / didReceiveTextMessage).
+            // Both senders read text messages only (emp.md §2.2: sendTextMessage /
+            // didReceiveTextMessage).
             guard let text = message.envelope.utf8 else { return ["\(prefix): binary payload"] }
             return EMPSenderRules.problems(text).map { "\(prefix): \($0)" }
         }
@@ -133,9 +135,9 @@ private struct Reader {
         return passed
     }
 
-    // MARK: iOS (emp-protocol.md §4.0 "iOS decode requirement", §4.1–4.8, §6)
+    // MARK: iOS (emp.md §4.0 "iOS decoding", §4.1–§4.8, §6)
 
-    /// The types of iOS `MessageType.swift` v4.1.0, case-sensitive (§4.0).
+    /// The types of iOS `MessageType.swift` v4.1.0, case-sensitive (emp.md §4.0).
     static let iOSTypes: Set<String> = [
         "tracksupdated", "timeShiftEnabled", "volumechange", "durationchange", "startTimeLive",
         "programchanged", "segmentmissing", "autoplay", "isLive", "error", "entitlementchange",
@@ -148,7 +150,7 @@ private struct Reader {
             return fail("type", "\"\(name)\" is not a type iOS decodes (unsupportedMessage)")
         }
         switch name {
-        case "tracksupdated":  // §4.1: RawTrack { label, type, id: Int, language }; kind ignored
+        case "tracksupdated":  // emp.md §4.1: RawTrack { label, type, id: Int, language }; kind ignored
             let info = field("tracksInfo", of: field("data", of: envelope, SwiftJSON.object), SwiftJSON.object)
             elements(of: field("activeTrackIds", of: info, SwiftJSON.array), SwiftJSON.integer)
             for track in elements(of: field("tracks", of: info, SwiftJSON.array), SwiftJSON.object) {
@@ -157,9 +159,9 @@ private struct Reader {
                 field("id", of: track, SwiftJSON.integer)
                 field("language", of: track, SwiftJSON.string)
             }
-        case "timeShiftEnabled", "autoplay", "isLive":  // §4.2: RawSingleValueEvent<Bool>
+        case "timeShiftEnabled", "autoplay", "isLive":  // emp.md §4.2: RawSingleValueEvent<Bool>
             field("data", of: envelope, SwiftJSON.bool)
-        case "volumechange":  // §4.3: volume Float, muted Bool; 0...1 is castsim policy (§6)
+        case "volumechange":  // emp.md §4.3: volume Float, muted Bool; 0...1 is castsim policy (§6.2)
             let data = field("data", of: envelope, SwiftJSON.object)
             if let volume = field("volume", of: data, SwiftJSON.float), let level = volume.value.doubleValue,
                 !(0...1).contains(level)
@@ -167,15 +169,15 @@ private struct Reader {
                 fail(volume.path, "\(NumberText.format(level)) is outside 0...1 (iOS apps trap on Int(volume * 100))")
             }
             field("muted", of: data, SwiftJSON.bool)
-        case "durationchange":  // §4.0, §4.9: Float
+        case "durationchange":  // emp.md §4.0, §4.9: Float
             field("data", of: envelope, SwiftJSON.float)
-        case "startTimeLive", "segmentmissing":  // §4.4, §4.7: Int64
+        case "startTimeLive", "segmentmissing":  // emp.md §4.4, §4.7: Int64
             field("data", of: envelope, SwiftJSON.integer)
-        case "programchanged":  // §4.5: decoded as ProgramChanged and as ProgramUpdated; both must pass
+        case "programchanged":  // emp.md §4.5: decoded as ProgramChanged and as ProgramUpdated; both must pass
             let program = field("program", of: field("data", of: envelope, SwiftJSON.object), SwiftJSON.object)
             for key in ["programId", "assetId", "channelId"] { field(key, of: program, SwiftJSON.string) }
             for key in ["startTime", "endTime"] { field(key, of: program, SwiftJSON.string, optional: true) }
-        case "entitlementchange":  // §4.6: five Bools required, Int64?/Int? limits
+        case "entitlementchange":  // emp.md §4.6: five Bools required, Int64?/Int? limits
             let entitlement = field("entitlement", of: field("data", of: envelope, SwiftJSON.object), SwiftJSON.object)
             for key in ["live", "ffEnabled", "timeshiftEnabled", "rwEnabled", "airplayBlocked"] {
                 field(key, of: entitlement, SwiftJSON.bool)
@@ -183,7 +185,7 @@ private struct Reader {
             for key in ["minBitrate", "maxBitrate", "maxResHeight"] {
                 field(key, of: entitlement, SwiftJSON.integer, optional: true)
             }
-        case "error":  // §4.8, §6: data absent or not an object gives -1 / UNKNOWN_ERROR
+        case "error":  // emp.md §4.8, §6.2: data absent or not an object gives -1 / UNKNOWN_ERROR
             guard let data = envelope.value["data"], data.objectValue != nil else { return }
             let node = Node(value: data, path: "data")
             field("code", of: node, SwiftJSON.integer, optional: true)
@@ -193,32 +195,32 @@ private struct Reader {
         }
     }
 
-    // MARK: Android Enigma (emp-protocol.md §4.0 "Android Enigma", §4.1, §4.8, §4.9)
+    // MARK: Android Enigma (emp.md §4.0 "Android Enigma", §4.1, §4.8, §4.9)
 
     mutating func enigma(_ root: Node) {
-        // §0: every sender reads the `{"type", "data"}` envelope.
+        // emp.md §2.2: every sender reads the `{"type", "data"}` envelope.
         guard let envelope = check(root, SwiftJSON.object), let type = field("type", of: envelope, SwiftJSON.string) else { return }
         switch type.value.stringValue {
-        case "tracksupdated":  // §4.1: track.getInt("trackId")
+        case "tracksupdated":  // emp.md §4.1: track.getInt("trackId")
             let info = field("tracksInfo", of: field("data", of: envelope, OrgJSON.object), OrgJSON.object)
             for track in elements(of: field("tracks", of: info, OrgJSON.array), OrgJSON.object) {
                 field("trackId", of: track, OrgJSON.integer("getInt", bits: 32))
             }
-        case "timeShiftEnabled", "autoplay", "isLive":  // §4.0: bool
+        case "timeShiftEnabled", "autoplay", "isLive":  // emp.md §4.0: bool
             field("data", of: envelope, OrgJSON.boolean)
-        case "volumechange":  // §4.0: getDouble / getBoolean
+        case "volumechange":  // emp.md §4.0: getDouble / getBoolean
             let data = field("data", of: envelope, OrgJSON.object)
             field("volume", of: data, OrgJSON.double)
             field("muted", of: data, OrgJSON.boolean)
-        case "startTimeLive", "segmentmissing":  // §4.0: getLong
+        case "startTimeLive", "segmentmissing":  // emp.md §4.0: getLong
             field("data", of: envelope, OrgJSON.integer("getLong", bits: 64))
-        case "programchanged":  // §4.0: getJSONObject("program")
+        case "programchanged":  // emp.md §4.0: getJSONObject("program")
             field("program", of: field("data", of: envelope, OrgJSON.object), OrgJSON.object)
-        case "entitlementchange":  // §4.0: raw JSONObject
+        case "entitlementchange":  // emp.md §4.0: raw JSONObject
             field("data", of: envelope, OrgJSON.object)
-        case "liveDelay":  // §4.9: getDouble
+        case "liveDelay":  // emp.md §4.9: getDouble
             field("data", of: envelope, OrgJSON.double)
-        default:  // error: optString only (§4.8); assetchanged: reads undocumented; others: not handled
+        default:  // error: optString only (emp.md §4.8); assetchanged: reads undocumented; others: not handled
             break
         }
     }

@@ -3,9 +3,9 @@ import CastSimulatorTesting
 import CastWire
 import Testing
 
-@Suite("EMP receiver: commands on its namespace (emp-protocol.md §3)")
+@Suite("EMP receiver: commands on its namespace (docs/protocol/emp.md §3)")
 struct EMPCommandTests {
-    @Test("pull and refreshcontrols: the §4.10 sequence, in order, to every sender", arguments: ["pull", "refreshcontrols"])
+    @Test("pull and refreshcontrols: the emp.md §4.10 sequence, in order, to every sender", arguments: ["pull", "refreshcontrols"])
     func pull(type: String) throws {
         var emp = EMPDevice()
         emp.load("news-24", extra: ["subtitleLanguage": "en"])

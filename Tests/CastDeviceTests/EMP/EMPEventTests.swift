@@ -3,7 +3,7 @@ import CastSimulatorTesting
 import CastWire
 import Testing
 
-@Suite("EMP receiver: events as the real receiver sends them (emp-protocol.md §4)")
+@Suite("EMP receiver: events as the real receiver sends them (docs/protocol/emp.md §4)")
 struct EMPEventTests {
     @Test("A live channel crosses two program boundaries in scenario time: startTimeLive, then programchanged, then MEDIA_STATUS")
     func programBoundaries() throws {

@@ -3,7 +3,7 @@ import CastSimulatorTesting
 import CastWire
 import Testing
 
-@Suite("EMP receiver: the app and its LOAD (emp-protocol.md §5)")
+@Suite("EMP receiver: the app and its LOAD (docs/protocol/emp.md §5)")
 struct EMPLoadTests {
     @Test("Built in as F40E2D17 \"EMP Receiver\"; RECEIVER_STATUS lists the media and the EMP namespace")
     func builtIn() throws {
@@ -25,7 +25,7 @@ struct EMPLoadTests {
         #expect(replies.empTypes == ["entitlementchange", "timeShiftEnabled", "tracksupdated"])
     }
 
-    @Test("Current form: the whole sequence, the tracks, the languages asked for, MEDIA_STATUS as §5.6 says")
+    @Test("Current form: the whole sequence, the tracks, the languages asked for, MEDIA_STATUS as emp.md §5.6 says")
     func currentForm() throws {
         var emp = EMPDevice()
         let replies = emp.load("movie-1", extra: ["subtitleLanguage": "sv", "audioLanguage": "de", "locale": "sv_SE",

@@ -67,7 +67,7 @@ struct EMPDevice {
         return checked(device.send(first, from: "sender-1", to: transportId, CastNamespace.media, .object(fields)))
     }
 
-    /// An EMP LOAD as the current iOS sender sends it (§5.1, §5.2).
+    /// An EMP LOAD as the current iOS sender sends it (docs/protocol/emp.md §5.1, §5.2).
     @discardableResult
     mutating func load(_ contentId: String, token: String = "tok-valid", customer: String = "Blixt",
                        businessUnit: String = "Play", extra: [String: JSONValue] = [:],

@@ -6,7 +6,7 @@ extension AppBehaviour {
 }
 
 extension CastAppDefinition {
-    /// Backdrop, the idle screen of video devices, `E8C28D3C` (§5.2).
+    /// Backdrop, the idle screen of video devices, `E8C28D3C` (docs/protocol/platform.md §2).
     public static let backdrop = CastAppDefinition(
         appId: "E8C28D3C", displayName: "Backdrop",
         namespaces: [CastNamespace.debugOverlay, CastNamespace.cac, CastNamespace.sse, CastNamespace.remoteControl],

@@ -6,7 +6,7 @@ extension AppBehaviour {
 }
 
 extension CastAppDefinition {
-    /// The Default Media Receiver, `CC1AD845` (§5.5).
+    /// The Default Media Receiver, `CC1AD845` (docs/protocol/platform.md §5).
     public static let defaultMediaReceiver = CastAppDefinition(
         appId: "CC1AD845", displayName: "Default Media Receiver",
         namespaces: [CastNamespace.debugOverlay, CastNamespace.cac, CastNamespace.media],

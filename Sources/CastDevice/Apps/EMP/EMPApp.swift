@@ -2,12 +2,12 @@ import CastWire
 
 extension AppBehaviour {
     /// The EMP (Red Bee / Ericsson Exposure) ChromeCast receiver: a media receiver plus the
-    /// custom namespace `urn:x-cast:com.ericsson.cast.receiver` (emp-protocol.md).
+    /// custom namespace `urn:x-cast:com.ericsson.cast.receiver` (docs/protocol/emp.md).
     public static let emp = AppBehaviour(rawValue: "emp")
 }
 
 extension CastAppDefinition {
-    /// The EMP receiver as Red Bee hosts it, `F40E2D17` (emp-protocol.md §7).
+    /// The EMP receiver as Red Bee hosts it, `F40E2D17` (emp.md §7).
     public static let emp = CastAppDefinition(
         appId: "F40E2D17", displayName: "EMP Receiver", namespaces: [CastNamespace.media, CastNamespace.emp],
         behaviour: .emp)
@@ -123,7 +123,7 @@ package struct EMPApp: CastApp {
 
     // MARK: Events
 
-    /// The device's typed events, said in EMP terms (emp-protocol.md §4.10, "unsolicited").
+    /// The device's typed events, said in EMP terms (emp.md §4.10, "without a pull").
     package mutating func observe(_ event: DeviceEvent.Kind, context: inout AppContext) {
         switch event {
         case .volumeChanged(let volume):
@@ -179,7 +179,7 @@ package struct EMPApp: CastApp {
                   context: &context)
     }
 
-    /// §4.4, §4.5: `startTimeLive` (the program's start) then `programchanged`.
+    /// emp.md §4.4, §4.5: `startTimeLive` (the program's start) then `programchanged`.
     func announce(_ program: ExposureWorld.Program, channelId: String, context: inout AppContext) {
         broadcast(EMPEvent.message("startTimeLive", .number(Double(clock.milliseconds(program.start)))), context: &context)
         broadcast(EMPEvent.programChanged(program, channelId: channelId, clock: clock, withDates: true), context: &context)

@@ -1,6 +1,6 @@
 import CastWire
 
-// The EMP namespace from the senders (emp-protocol.md §3): JSON `{"type", "data"}`,
+// The EMP namespace from the senders (docs/protocol/emp.md §3): JSON `{"type", "data"}`,
 // case-sensitive types, every spelling a released sender uses. Nothing is acknowledged;
 // what changes is told to every sender (`tracksupdated`, MEDIA_STATUS). Unknown types and
 // malformed payloads are logged and ignored, as the real receiver does.
@@ -57,7 +57,7 @@ extension EMPApp {
         }
     }
 
-    /// §4.10: what a sender that just (re)connected needs, in the receiver's order.
+    /// emp.md §4.10: what a sender that just (re)connected needs, in the receiver's order.
     mutating func sendControls(context: inout AppContext) {
         let snapshot = media.snapshot(at: context.now)
         let current = playback.flatMap { $0.mediaSessionId == snapshot?.mediaSessionId ? $0 : nil }
@@ -83,7 +83,7 @@ extension EMPApp {
         broadcastTracks(context: &context)
     }
 
-    /// §4.4: the program's start, else the start of the stream's window; 0 for VOD.
+    /// emp.md §4.4: the program's start, else the start of the stream's window; 0 for VOD.
     private func startTimeLive(_ playback: EMPPlayback?, now: SimTime) -> Int64 {
         guard let playback, playback.isLive else { return 0 }
         if let program = playback.program { return clock.milliseconds(program.start) }

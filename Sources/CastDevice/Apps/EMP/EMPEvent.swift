@@ -1,7 +1,7 @@
 import CastWire
 
 /// The messages the EMP receiver sends on its namespace: `{"type", "data"}` JSON with the
-/// exact casing and JSON types the senders decode (emp-protocol.md §4): integers where
+/// exact casing and JSON types the senders decode (docs/protocol/emp.md §4): integers where
 /// iOS decodes Int/Int64 and Android calls getLong, bare booleans, ids as strings.
 enum EMPEvent {
     static func message(_ type: String, _ data: JSONValue?) -> JSONPayload {
@@ -10,12 +10,12 @@ enum EMPEvent {
         return JSONPayload(.object(fields))
     }
 
-    /// §4.3: `{volume: 0..1, muted}`.
+    /// emp.md §4.3: `{volume: 0..1, muted}`.
     static func volumeChange(_ volume: Volume) -> JSONPayload {
         message("volumechange", ["volume": .number(volume.level.clamped(to: 0...1)), "muted": .bool(volume.muted)])
     }
 
-    /// §4.1: every track with both `id` (iOS, old Android) and `trackId` (Enigma), string
+    /// emp.md §4.1: every track with both `id` (iOS, old Android) and `trackId` (Enigma), string
     /// `label` and `language`, and `kind`; text tracks before audio tracks.
     static func tracksUpdated(tracks: [Track], activeTrackIds: [Int]) -> JSONPayload {
         let listed = tracks.filter { $0.kind == .text } + tracks.filter { $0.kind == .audio }
@@ -36,7 +36,7 @@ enum EMPEvent {
         ]
     }
 
-    /// §4.5: the Exposure program, ids as strings, ISO times, an `asset` object (the old
+    /// emp.md §4.5: the Exposure program, ids as strings, ISO times, an `asset` object (the old
     /// Android sender requires it). An unsolicited change also carries the player's
     /// `start`/`end` dates; the pull answer blanks them, as receiver 2.79 does.
     static func programChanged(_ program: ExposureWorld.Program, channelId: String, clock: ExposureClock,
@@ -60,7 +60,7 @@ enum EMPEvent {
         return message("programchanged", ["program": .object(fields)])
     }
 
-    /// §4.6: the five booleans always, bitrates and height as integers when known.
+    /// emp.md §4.6: the five booleans always, bitrates and height as integers when known.
     static func entitlementChange(_ grant: ExposureWorld.Grant, contentId: String, isLive: Bool) -> JSONPayload {
         var entitlement: [String: JSONValue] = [
             "assetId": .string(contentId), "live": .bool(grant.live ?? isLive), "ffEnabled": .bool(grant.ffEnabled),
@@ -73,18 +73,18 @@ enum EMPEvent {
         return message("entitlementchange", ["entitlement": .object(entitlement)])
     }
 
-    /// §4.8: `{"type":"ERROR","code":<int>,"message":<string>}`.
+    /// emp.md §4.8: `{"type":"ERROR","code":<int>,"message":<string>}`.
     static func error(code: Int, message text: String) -> JSONPayload {
         message("error", ["type": "ERROR", "code": .number(Double(code)), "message": .string(text)])
     }
 
-    /// §4.7: iOS decodes an Int64, so the position is whole seconds unless the scenario
+    /// emp.md §4.7: iOS decodes an Int64, so the position is whole seconds unless the scenario
     /// asks for the real receiver's fractional value.
     static func segmentMissing(_ position: Double, fractional: Bool) -> JSONPayload {
         message("segmentmissing", .number(fractional ? position : position.rounded(.down)))
     }
 
-    /// §4.9 (opt-in: iOS rejects it): the Exposure asset object.
+    /// emp.md §4.9 (opt-in: iOS rejects it): the Exposure asset object.
     static func assetChanged(assetId: String, title: String?) -> JSONPayload {
         var asset: [String: JSONValue] = ["assetId": .string(assetId)]
         if let title { asset["localized"] = [["locale": "en", "title": .string(title)]] }

@@ -1,6 +1,6 @@
 import CastWire
 
-/// What an EMP sender asks for in a media-namespace LOAD (emp-protocol.md §5), in both
+/// What an EMP sender asks for in a media-namespace LOAD (docs/protocol/emp.md §5), in both
 /// forms: the current one (iOS ≥ 2.3: asset id as `contentId`, token in `credentials`,
 /// `customData{customer, businessUnit, subtitleLanguage, ...}`) and the legacy one (iOS ≤ 2.2,
 /// old Android: `customData.ericssonexposure{...}`, `assetId`/`channelId`/`programId`,
@@ -99,8 +99,8 @@ struct EMPLoadRequest: Sendable, Equatable {
         timeShiftDisabled = try custom.optionalBool("timeShiftDisabled") ?? false
         if try custom.optionalBool("autoplay") == false { autoplay = false }
         maxBitrate = try custom.optionalInt("maxBitrate")
-        // Receiver 2.79 derives playback properties from the deprecated keys when the
-        // sender sends none (§5.5); LOAD's own positive `currentTime` stands for `startTime`.
+        // Receiver 2.79 derives playback properties from the deprecated keys when the sender
+        // sends none (emp.md §5.5); LOAD's own positive `currentTime` stands for `startTime`.
         var startSeconds = try custom.optionalDouble("startTime")
         if let currentTime, currentTime > 0 { startSeconds = currentTime }
         if let properties = try custom.optionalObject("playbackProperties") {

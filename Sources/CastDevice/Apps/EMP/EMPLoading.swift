@@ -1,6 +1,6 @@
 import CastWire
 
-// The media namespace of the EMP receiver: LOAD goes through Exposure (emp-protocol.md
+// The media namespace of the EMP receiver: LOAD goes through Exposure (docs/protocol/emp.md
 // §5) and becomes a media session of the asset or channel; SEEK and PAUSE answer to the
 // entitlement and the missing segments; everything else is the media receiver's.
 
@@ -133,8 +133,8 @@ extension EMPApp {
         return active
     }
 
-    /// Where playback starts (§5.3 `playFrom`, §5.5): VOD at the beginning, the bookmark, or
-    /// `startOffset`; a channel at the live edge (nil), the program's start (plus
+    /// Where playback starts (emp.md §5.3 `playFrom`, §5.5): VOD at the beginning, the
+    /// bookmark, or `startOffset`; a channel at the live edge (nil), the program's start (plus
     /// `startOffset`), or the wall-clock `startTime`. Positions are MEDIA_STATUS positions; a
     /// channel's edge is at the live window's length when it loads.
     func startPosition(of playback: EMPPlayback, now: SimTime) -> Double? {

@@ -62,7 +62,8 @@ struct EMPPlayback: Sendable {
         return withheld
     }
 
-    /// §5.6: the ids senders find in `media.customData` and `media.empPayload`.
+    /// docs/protocol/emp.md §5.6: the ids senders find in `media.customData` and
+    /// `media.empPayload`.
     var empPayload: JSONValue {
         guard isLive else { return ["assetId": .string(content.id)] }
         var payload: [String: JSONValue] = ["channelId": .string(content.id)]

@@ -29,9 +29,9 @@ extension EMPApp {
     }
 
     /// Moves to the program at the playhead when it changed: `startTimeLive` and
-    /// `programchanged` to the senders, then the media's ids and title (§5.6) in a
-    /// MEDIA_STATUS. `announcing` sends the events even when the program is the same
-    /// (the first ready).
+    /// `programchanged` to the senders, then the media's ids and title
+    /// (docs/protocol/emp.md §5.6) in a MEDIA_STATUS. `announcing` sends the events even when
+    /// the program is the same (the first ready).
     mutating func followProgramGuide(context: inout AppContext, announcing: Bool = false) {
         guard let current = playback, current.announcedReady, let time = playheadTime(now: context.now) else { return }
         let index = current.programIndex(at: time)

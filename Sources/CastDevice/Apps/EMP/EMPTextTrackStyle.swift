@@ -1,6 +1,6 @@
 import CastWire
 
-/// The EMP `texttrackstyle` command's settings (emp-protocol.md §3.5: the player's
+/// The EMP `texttrackstyle` command's settings (docs/protocol/emp.md §3.5: the player's
 /// caption settings, `{backgroundColor, backgroundOpacity, color, edgeStyle, fontFamily,
 /// fontPercent, textOpacity, windowColor, windowOpacity}`) as a Cast `textTrackStyle`, so
 /// MEDIA_STATUS shows what the EMP sender chose. Values the mapping does not know are left out.

@@ -131,7 +131,8 @@ public struct ExposureWorld: Sendable, Equatable, Codable {
         case refused(Refusal)
     }
 
-    /// The contract restrictions of a granted play (§4.6); `live` nil: true for a channel.
+    /// The contract restrictions of a granted play (docs/protocol/emp.md §4.6); `live` nil:
+    /// true for a channel.
     public struct Grant: Sendable, Equatable, Codable {
         public var live: Bool?
         public var ffEnabled: Bool
@@ -156,7 +157,8 @@ public struct ExposureWorld: Sendable, Equatable, Codable {
     }
 
     /// A refused play: the Exposure error message (`NOT_ENTITLED`, `GEO_BLOCKED`,
-    /// `CONCURRENT_STREAMS_LIMIT_REACHED` ...) and the EMP player error code (§4.8).
+    /// `CONCURRENT_STREAMS_LIMIT_REACHED` ...) and the EMP player error code
+    /// (docs/protocol/emp.md §4.8).
     public struct Refusal: Sendable, Equatable, Codable {
         public var message: String
         public var code: Int
@@ -168,7 +170,7 @@ public struct ExposureWorld: Sendable, Equatable, Codable {
     }
 }
 
-/// EMP player error codes (`EmpPlayerErrorCodes`, emp-protocol.md §4.8).
+/// EMP player error codes (`EmpPlayerErrorCodes`, docs/protocol/emp.md §4.8).
 public enum EMPErrorCode {
     public static let unknown = 100
     public static let loadAsset = 101
