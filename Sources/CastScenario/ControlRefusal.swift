@@ -6,6 +6,8 @@ public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible 
     /// A sender endpoint (destination id) with no virtual connection on any connection.
     case noSuchSender(String)
     case clockNotManual(ClockMode)
+    /// An app's own action (`action`) while another app (`running`, nil: none) runs.
+    case appNotRunning(action: String, running: String?)
     /// A household step that cannot be done now (a group no one made, a leader offline ...).
     case household(String)
 
@@ -17,6 +19,8 @@ public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible 
         case .noSuchApp(let appId, let offered):
             "this device offers no app \(appId); it offers \(offered.joined(separator: ", ")) (a scenario's device.apps)"
         case .household(let reason): reason
+        case .appNotRunning(let action, let running):
+            "\(action) is the action of an app that is not running (\(running.map { "\($0) runs" } ?? "no app runs")); launch it first"
         case .clockNotManual(let mode):
             "the clock is \(mode.name); only a manual clock (--manual-clock, or a scenario's \"clock\": {\"mode\": \"manual\"}) is advanced by hand"
         }

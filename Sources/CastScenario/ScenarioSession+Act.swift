@@ -18,6 +18,12 @@ extension ScenarioSession {
             if !offered.contains(appId) { return .noSuchApp(appId, offered: offered) }
         }
         if case .advance = action, clock != .manual { return .clockNotManual(clock) }
+        if case .device(.app(let appAction)) = action {
+            let running = device.runningApp?.definition
+            if running?.behaviour != AppRegistry.builtIn.behaviour(ofAction: appAction.key) {
+                return .appNotRunning(action: appAction.key, running: running?.displayName)
+            }
+        }
         return nil
     }
 }

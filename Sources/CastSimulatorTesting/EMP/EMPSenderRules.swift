@@ -42,9 +42,9 @@ package enum EMPSender: String, CaseIterable, Sendable {
 /// - Only what the doc says Enigma reads is checked: `tracksupdated` `data.tracksInfo.tracks[].trackId`,
 ///   the bare booleans, `volumechange` `volume`/`muted`, `startTimeLive`/`segmentmissing` (getLong),
 ///   `programchanged` `data.program` (getJSONObject), `entitlementchange` `data` (a raw JSONObject),
-///   `liveDelay` (getDouble). `error` uses `optString` only, so it never fails; `assetchanged` is
-///   handled but its reads are not documented. Other types are not handled by Enigma and, with
-///   no documented failure, count as ignored rather than rejected.
+///   `liveDelay` (getDouble), `error` `data` (getJSONObject, then `optString` only).
+///   `assetchanged` is handled and reads `data.asset` as it comes. Other types are not handled
+///   by Enigma and, with no documented failure, count as ignored rather than rejected.
 package struct EMPSenderRules {
     /// The namespace whose messages these rules apply to (emp.md §2.1).
     package static let namespace = "urn:x-cast:com.ericsson.cast.receiver"
@@ -220,7 +220,9 @@ private struct Reader {
             field("data", of: envelope, OrgJSON.object)
         case "liveDelay":  // emp.md §4.9: getDouble
             field("data", of: envelope, OrgJSON.double)
-        default:  // error: optString only (emp.md §4.8); assetchanged: reads undocumented; others: not handled
+        case "error":  // emp.md §4.8, §6.3: getJSONObject("data"), then optString only
+            field("data", of: envelope, OrgJSON.object)
+        default:  // assetchanged: reads data.asset as it comes (emp.md §4.9); others: not handled
             break
         }
     }

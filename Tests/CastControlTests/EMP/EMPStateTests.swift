@@ -59,4 +59,19 @@ struct EMPStateTests {
             await sender.close()
         }
     }
+
+    @Test("act: the EMP receiver's own action is refused (409) while another app runs, and done while it runs")
+    func actionNeedsItsApp() async throws {
+        try await withControlledDevice { simulator, http in
+            var reply = try await http.post("/api/v1/act", #"{"emp": {"event": "isLive"}}"#)
+            #expect(reply.status == 409 && reply.error == "emp is the action of an app that is not running (Backdrop runs); launch it first")
+            let sender = try await CastTestSender.connect(to: simulator)
+            let transportId = try await sender.launch(CastAppDefinition.emp.appId)
+            reply = try await http.post("/api/v1/act", #"{"emp": {"event": "isLive"}}"#)
+            #expect(reply.status == 200)
+            let event = await sender.waitFor { envelope, json in envelope.namespace == CastNamespace.emp && json["type"] == "isLive" }
+            #expect(event?.0.sourceId == transportId)
+            await sender.close()
+        }
+    }
 }

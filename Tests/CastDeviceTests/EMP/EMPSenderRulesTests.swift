@@ -57,9 +57,6 @@ struct EMPSenderRulesTests {
             {"type":"entitlementchange","data":{"entitlement":{"live":true,"ffEnabled":false,"timeshiftEnabled":false,"rwEnabled":false,"airplayBlocked":true}}}
             """#),
         Case("error from the player (emp.md §4.8)", #"{"type":"error","data":{"type":"ERROR","code":102,"message":"NOT_ENTITLED"}}"#),
-        Case("error without data (emp.md §6.2: -1 / UNKNOWN_ERROR)", #"{"type":"error"}"#),
-        Case("error with string data (emp.md §6.2)", #"{"type":"error","data":"boom"}"#),
-        Case("error with array data (emp.md §6.2)", #"{"type":"error","data":[1]}"#),
     ]
 
     static let rejected: [Case] = [
@@ -106,6 +103,13 @@ struct EMPSenderRulesTests {
              ["iOS: data.code: expected an integer, got a string"]),
         Case("error with numeric message", #"{"type":"error","data":{"code":102,"message":404}}"#,
              ["iOS: data.message: expected a string, got a number"]),
+        // emp.md §4.8, §6.2, §6.3: iOS makes -1 / UNKNOWN_ERROR of an error without an object;
+        // Enigma's getJSONObject("data") fails the conversion.
+        Case("error without data", #"{"type":"error"}"#, ["Enigma: data: missing"]),
+        Case("error with string data", #"{"type":"error","data":"boom"}"#,
+             ["Enigma: data: expected an object (getJSONObject), got a string"]),
+        Case("error with array data", #"{"type":"error","data":[1]}"#,
+             ["Enigma: data: expected an object (getJSONObject), got an array"]),
         // emp.md §4.2: bare booleans; org.json's getBoolean also reads "true", not 1.
         Case("isLive as a string", #"{"type":"isLive","data":"true"}"#, ["iOS: data: expected a boolean, got a string"]),
         Case("isLive as 1", #"{"type":"isLive","data":1}"#,
