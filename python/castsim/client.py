@@ -996,6 +996,41 @@ class ControlClient:
             where["port"] = port
         return self.act({"restore": where})
 
+    # -- a household's steps (castsim run --devices N, or a scenario with devices) --
+
+    def offline(self) -> ActResult:
+        """This device of the household powers off: out of discovery, its port refusing."""
+        return self.act({"offline": True})
+
+    def online(self) -> ActResult:
+        """This device of the household is back."""
+        return self.act({"online": True})
+
+    def lead_group(self, group: str, rename: bool = False) -> ActResult:
+        """This device becomes the leader of speaker group `group` (`rename`: as a real
+        group does when its leader moves, it is announced under a new instance name)."""
+        return self.act({"leadGroup": {"group": group, "rename": True} if rename else group})
+
+    def create_group(self, name: str, members: Sequence[str], leader: Optional[str] = None,
+                     port: Optional[int] = None, uuid: Optional[str] = None) -> ActResult:
+        """A new speaker group of the household's devices named in `members`."""
+        group: Dict[str, Any] = {"name": name, "members": list(members)}
+        for key, value in (("leader", leader), ("port", port), ("uuid", uuid)):
+            if value is not None:
+                group[key] = value
+        return self.act({"createGroup": group})
+
+    def delete_group(self, name: str) -> ActResult:
+        return self.act({"deleteGroup": name})
+
+    # -- the apps' own actions --------------------------------------------
+
+    def emp(self, action: Mapping[str, Any]) -> ActResult:
+        """Something in the running EMP receiver's world, in the `emp` step's syntax:
+        ``{"event": "isLive"}``, ``{"entitlement": {"refuse": "NOT_ENTITLED"}}``,
+        ``{"endProgram": True}``, ``{"segmentMissing": {"from": "10m", "to": "12m"}}``."""
+        return self.act({"emp": dict(action)})
+
     # -- clock ------------------------------------------------------------
 
     def clock(self) -> Clock:
