@@ -483,7 +483,7 @@ def test_signal_shuts_down_cleanly(
 ) -> None:
     device: CastsimDevice = castsim_factory()
     sender = sender_factory(device)  # shutdown must not hang on open connections
-    status = device.stop(sig, timeout=10)
+    status = device.stop(sig=sig, timeout=10)
     assert not device.needed_sigkill, f"castsim did not exit within 10 s of {sig.name}"
     assert status == 0, f"castsim exited with status {status} after {sig.name}"
     # The ports are free again right away.
@@ -503,7 +503,7 @@ def test_sigterm_right_after_ready_line(castsim_factory) -> None:
     either kills it with the default action or is lost and it hangs)."""
     for attempt in range(3):
         device: CastsimDevice = castsim_factory()
-        status = device.stop(signal.SIGTERM, timeout=5)
+        status = device.stop(sig=signal.SIGTERM, timeout=5)
         assert not device.needed_sigkill, (
             f"attempt {attempt}: castsim ignored SIGTERM sent right after its ready line"
         )

@@ -214,8 +214,7 @@ def test_expectations_exit_code_and_report(castsim_factory, sender_factory, tmp_
     sender.media.pause()
     wait_state(sender, MEDIA_PLAYER_STATE_PAUSED)
     # castsim ends by itself once every expectation is decided (10 s windows).
-    device.stop_requested = True
-    status = device.proc.wait(timeout=30)
+    status = device.wait_exit(timeout=30)
     assert status == (0 if passes else 1)
     report = json.loads(report_path.read_text())
     assert report["passed"] is passes
