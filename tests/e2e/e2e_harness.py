@@ -25,7 +25,10 @@ from castsim.device import bind_problem as castsim_port_problem
 from pychromecast.controllers import BaseController
 from pychromecast.controllers.heartbeat import NS_HEARTBEAT
 from pychromecast.controllers.media import MediaController, MediaStatusListener
-from pychromecast.socket_client import ConnectionStatus, ConnectionStatusListener, SocketClient
+from pychromecast.socket_client import ConnectionStatus, ConnectionStatusListener
+
+# Every pychromecast client of the tests uses its socket from one thread at a time.
+import pychromecast_io  # noqa: F401
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CASTSIM_BIN = REPO_ROOT / ".build" / "debug" / "castsim"
@@ -149,44 +152,6 @@ def start_castsim(
 # --------------------------------------------------------------------------
 
 
-def _serialize_pychromecast_socket_io() -> None:
-    """Make each pychromecast client use its TLS socket from one thread at a time.
-
-    pychromecast writes to its ssl socket from the caller's thread (STOP, LOAD,
-    SET_VOLUME) and from its socket thread (PONG, CLOSE, GET_STATUS), while that
-    thread also reads, with no lock. OpenSSL objects are not safe for that: when
-    the two threads meet, the client sends a corrupt record (castsim logs
-    BAD_DECRYPT and closes the connection) or fails with "[SSL] internal error".
-    Real devices see the same (home-assistant/core#111762). It happens a few times
-    per run on a loaded 2-core CI machine and never on an idle one. castsim's
-    answer to a corrupt record (close that connection only) has its own test,
-    test_corrupt_tls_record_closes_only_that_connection; everywhere else the
-    suite tests castsim, not this client race, so reads and writes are serialized
-    per client here.
-    """
-    if getattr(SocketClient, "_castsim_io_serialized", False):
-        return
-    original_send = SocketClient.send_message
-    original_read = SocketClient._read_bytes_from_socket
-
-    def io_lock(client: SocketClient) -> threading.RLock:
-        # dict.setdefault is atomic under the GIL: both threads get one lock.
-        return vars(client).setdefault("_castsim_io_lock", threading.RLock())
-
-    def send_message(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        with io_lock(self):
-            return original_send(self, *args, **kwargs)
-
-    def read_bytes_from_socket(self, msglen):  # type: ignore[no-untyped-def]
-        with io_lock(self):
-            return original_read(self, msglen)
-
-    SocketClient.send_message = send_message  # type: ignore[method-assign]
-    SocketClient._read_bytes_from_socket = read_bytes_from_socket  # type: ignore[method-assign]
-    SocketClient._castsim_io_serialized = True  # type: ignore[attr-defined]
-
-
-_serialize_pychromecast_socket_io()
 
 
 class ConnectionRecorder(ConnectionStatusListener):
