@@ -266,6 +266,19 @@ class Sender:
         )
 
 
+def shorten_pychromecast_heartbeat(monkeypatch: Any, ping: float, pong: float, poll: float = 0.25) -> None:
+    """pychromecast's heartbeat, shortened for one test (monkeypatch restores it): a PING
+    every `ping` seconds, the link LOST with no PONG for `ping + pong` seconds, checked every
+    `poll` seconds. Its own values (10 s, 10 s, 5 s) would make a test of liveness wait
+    half a minute of real time."""
+    import pychromecast.controllers.heartbeat as heartbeat
+    import pychromecast.socket_client as socket_client
+
+    monkeypatch.setattr(heartbeat, "HB_PING_TIME", ping)
+    monkeypatch.setattr(heartbeat, "HB_PONG_TIME", pong)
+    monkeypatch.setattr(socket_client, "SELECT_TIMEOUT", poll)
+
+
 def connect_sender(device: CastsimDevice, wait_timeout: float = 10.0) -> Sender:
     """Connect pychromecast to device by host/port (no mDNS) and wait for status.
 
