@@ -42,7 +42,7 @@ stage_start "sanitizer build of the fuzz targets (nice 19)" nice -n 19 scripts/f
 
 stage_wait "Python virtualenv, chromium (scripts/e2e-setup.sh)"
 stage "end-to-end (pychromecast, python-zeroconf, avahi-daemon, catt, the control API, the dashboard)" \
-    env CASTSIM_BIN="${bin}/castsim" tests/e2e/run.sh -n "${E2E_WORKERS}"
+    env CASTSIM_BIN="${bin}/castsim" tests/e2e/run.sh -n "${E2E_WORKERS}" --durations=10
 stage "the Python package: control API client and pytest plugin (python/)" \
     bash -c 'cd python && CASTSIM_BIN="$1/castsim" ../.venv-e2e/bin/python -m pytest -q -n "$2"' _ "${bin}" "${E2E_WORKERS}"
 
