@@ -21,8 +21,18 @@ _stage_index() {
     return 1
 }
 
+_children_cpu() { # VAR: CPU seconds (user + system) of this shell's finished children so far, into VAR
+    # `times` in this very shell (a $(...) would ask a subshell about its own children).
+    local file="${_stages_dir}/times.${BASHPID}"
+    times > "${file}"
+    printf -v "$1" '%s' "$(tail -1 "${file}" | awk '{ total = 0; for (i = 1; i <= 2; i++) { split($i, t, "m"); sub("s", "", t[2]); total += t[1] * 60 + t[2] }; printf "%d", total }')"
+    rm -f "${file}"
+}
+
 _stage_run() { # INDEX COMMAND...: the stage itself, its times and status kept in files
     local index=$1; shift
+    local cpu_before cpu_after
+    _children_cpu cpu_before
     echo $((SECONDS - _stages_t0)) > "${_stages_dir}/${index}.start"
     # Not `"$@" || rc=$?`: inside an || list bash ignores set -e, also in the functions
     # a stage calls; the subshell keeps it on.
@@ -32,6 +42,8 @@ _stage_run() { # INDEX COMMAND...: the stage itself, its times and status kept i
     rc=$?
     set -e
     echo $((SECONDS - _stages_t0)) > "${_stages_dir}/${index}.end"
+    _children_cpu cpu_after
+    echo $((cpu_after - cpu_before)) > "${_stages_dir}/${index}.cpu"
     echo "${rc}" > "${_stages_dir}/${index}.rc"
     return "${rc}"
 }
@@ -86,11 +98,13 @@ _stages_report() {
         fi
     done
     echo
-    echo "== stage times (start is from the beginning of the run; stages that overlap ran beside each other)"
-    printf '  %-70s %7s %7s  %s\n' stage start took result
+    echo "== stage times (start is from the beginning of the run; stages that overlap ran beside each other;"
+    echo "   cpu is the processor time the stage's processes used, which another load on the machine does not change)"
+    printf '  %-70s %7s %7s %7s  %s\n' stage start took cpu result
     for i in "${!_stages_names[@]}"; do
-        local start end rc result took
+        local start end rc result took cpu
         start="$(cat "${_stages_dir}/${i}.start" 2>/dev/null || echo "${now}")"
+        cpu="$(cat "${_stages_dir}/${i}.cpu" 2>/dev/null || echo "")"
         end="$(cat "${_stages_dir}/${i}.end" 2>/dev/null || echo "${now}")"
         rc="$(cat "${_stages_dir}/${i}.rc" 2>/dev/null || echo "")"
         took=$((end - start))
@@ -99,7 +113,8 @@ _stages_report() {
         "") result="did not finish"; unfinished="${unfinished:-${_stages_names[$i]}}" ;;
         *) result="FAILED (exit ${rc})"; failed="${failed:-${_stages_names[$i]}}" ;;
         esac
-        printf '  %-70s %7s %7s  %s\n' "${_stages_names[$i]:0:70}" "+$(_mmss "${start}")" "$(_mmss "${took}")" "${result}"
+        printf '  %-70s %7s %7s %7s  %s\n' "${_stages_names[$i]:0:70}" "+$(_mmss "${start}")" "$(_mmss "${took}")" \
+            "${cpu:+$(_mmss "${cpu}")}" "${result}"
     done
     printf '  %-70s %7s %7s\n' "total" "" "$(_mmss "${now}")"
     if [ "${status}" -ne 0 ]; then
