@@ -26,11 +26,17 @@ scratch=.build-fuzz
 # libFuzzer ran blind ("no interesting inputs were found"). A last option naming both
 # gives Swift code coverage and ASan; C targets (clang) and the link already get both.
 build=(swift build --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch")
+# SwiftPM keeps the sanitizers in a Set and writes them into every compile command in the
+# Set's order, which Swift's per-process hash seed makes random: every other `swift build`
+# here saw changed commands and compiled the whole closure again (SwiftProtobuf, NIOCore,
+# CastWire ... six times over for six products). A fixed seed keeps the order, so each
+# product after the first compiles and links only itself.
+export SWIFT_DETERMINISTIC_HASHING=1
 
 build_targets() {
     local target
     # One product per `swift build` (it takes one --product); after the first, each
-    # only compiles and links what that product adds.
+    # only compiles and links what that product adds (see SWIFT_DETERMINISTIC_HASHING).
     for target in "$@"; do
         echo "[fuzz] building ${target}"
         "${build[@]}" --product "${target}"
