@@ -10,6 +10,10 @@
 #                                     on a busy machine (what scripts/test.sh, and so CI, runs)
 #   scripts/bench.sh update           run the hot paths and rewrite the thresholds (commit them
 #                                     with the change that moved them, and say why)
+#   scripts/bench.sh build            only build what the others run (release): the benchmarks
+#                                     and package-benchmark's BenchmarkTool, as its plugin does,
+#                                     so that a later run finds them built (scripts/test.sh builds
+#                                     them beside other tests)
 #
 # The hot paths are the benchmarks named core.*, scenario.*, wire.* and runtime.embedded-*.
 # Allowed deviations are in the benchmarks' configuration (Tolerance): +25 % allocations,
@@ -22,6 +26,10 @@ thresholds=Benchmarks/Thresholds
 select=(--target castsim-benchmarks --filter "$hot" --path "$thresholds" --no-progress)
 
 case "${1:-run}" in
+build)
+    swift build -c release --product castsim-benchmarks
+    swift build -c release --product BenchmarkTool
+    ;;
 check)
     swift package benchmark thresholds check "${select[@]}" --metric mallocCountTotal --metric wallClock
     ;;

@@ -8,17 +8,23 @@
 # heartbeat timeouts); it pulls in zeroconf, protobuf and casttube.
 set -euo pipefail
 
-PYCHROMECAST_VERSION="14.0.10"
-# Checks the example scenarios against scenarios/scenario.schema.json.
-JSONSCHEMA_VERSION="4.26.0"
-# The strict device-auth verifier (tests/e2e/device_auth_verifier.py).
-CRYPTOGRAPHY_VERSION="48.0.0"
-# Fuzzes the control API from its OpenAPI document (tests/e2e/test_control_api.py).
-SCHEMATHESIS_VERSION="4.32.5"
-# Drives Debian's headless chromium for the dashboard test (tests/e2e/test_dashboard.py).
-SELENIUM_VERSION="4.38.0"
-# A second sender that finds speaker groups by name (tests/e2e/test_groups.py).
-CATT_VERSION="0.13.3"
+# Every package the tests use, pinned, as name==version.
+pinned=(
+    "pychromecast==14.0.10"
+    # The test runner, and running the tests on both cores (tests/e2e/run.sh, scripts/test.sh).
+    "pytest==9.2.0"
+    "pytest-xdist==3.8.0"
+    # Checks the example scenarios against scenarios/scenario.schema.json.
+    "jsonschema==4.26.0"
+    # The strict device-auth verifier (tests/e2e/device_auth_verifier.py).
+    "cryptography==48.0.0"
+    # Fuzzes the control API from its OpenAPI document (tests/e2e/test_control_api.py).
+    "schemathesis==4.32.5"
+    # Drives Debian's headless chromium for the dashboard test (tests/e2e/test_dashboard.py).
+    "selenium==4.38.0"
+    # A second sender that finds speaker groups by name (tests/e2e/test_groups.py).
+    "catt==0.13.3"
+)
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "${script_dir}/.." && pwd)"
@@ -74,39 +80,22 @@ except metadata.PackageNotFoundError:
 EOF
 }
 
-have_pcc="$(installed_version pychromecast)"
-have_pytest="$(installed_version pytest)"
-have_jsonschema="$(installed_version jsonschema)"
-have_cryptography="$(installed_version cryptography)"
-if [ "${have_pcc}" = "${PYCHROMECAST_VERSION}" ] && [ -n "${have_pytest}" ] && [ "${have_jsonschema}" = "${JSONSCHEMA_VERSION}" ] \
-    && [ "${have_cryptography}" = "${CRYPTOGRAPHY_VERSION}" ]; then
-    log "pychromecast ${have_pcc}, pytest ${have_pytest}, jsonschema ${have_jsonschema}, cryptography ${have_cryptography} already installed; skipping pip"
+missing=()
+for requirement in "${pinned[@]}"; do
+    [ "$(installed_version "${requirement%%==*}")" = "${requirement##*==}" ] || missing+=("${requirement}")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    log "${pinned[*]} already installed; skipping pip"
 else
-    log "installing pychromecast==${PYCHROMECAST_VERSION}, jsonschema==${JSONSCHEMA_VERSION}, cryptography==${CRYPTOGRAPHY_VERSION} and pytest" \
-        "(found pychromecast='${have_pcc:-none}', pytest='${have_pytest:-none}', jsonschema='${have_jsonschema:-none}', cryptography='${have_cryptography:-none}')"
-    "${vpy}" -m pip install --disable-pip-version-check -q \
-        "pychromecast==${PYCHROMECAST_VERSION}" "jsonschema==${JSONSCHEMA_VERSION}" "cryptography==${CRYPTOGRAPHY_VERSION}" pytest
-    log "installed pychromecast $(installed_version pychromecast), pytest $(installed_version pytest)"
+    log "installing ${missing[*]}"
+    "${vpy}" -m pip install --disable-pip-version-check -q "${missing[@]}"
 fi
-
-# 3. The control API's tests: schemathesis, selenium, and the project's own Python
-#    package (python/: client and pytest plugin), installed from the work tree.
-have_schemathesis="$(installed_version schemathesis)"
-have_selenium="$(installed_version selenium)"
-if [ "${have_schemathesis}" != "${SCHEMATHESIS_VERSION}" ] || [ "${have_selenium}" != "${SELENIUM_VERSION}" ]; then
-    log "installing schemathesis==${SCHEMATHESIS_VERSION} and selenium==${SELENIUM_VERSION}"
-    "${vpy}" -m pip install --disable-pip-version-check -q \
-        "schemathesis==${SCHEMATHESIS_VERSION}" "selenium==${SELENIUM_VERSION}"
-fi
-if [ "$(installed_version catt)" != "${CATT_VERSION}" ]; then
-    log "installing catt==${CATT_VERSION}"
-    "${vpy}" -m pip install --disable-pip-version-check -q "catt==${CATT_VERSION}"
-fi
+# The project's own Python package (python/: client, pytest plugin, castv2), from the work tree.
 log "installing the castsim Python package from ${repo_root}/python"
 "${vpy}" -m pip install --disable-pip-version-check -q --force-reinstall --no-deps "${repo_root}/python"
 rm -rf "${repo_root}/python/build" "${repo_root}/python/castsim.egg-info"
 
-# 4. Debian's headless chromium and its driver for the dashboard test.
+# 3. Debian's headless chromium and its driver for the dashboard test.
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
         log "installing chromium and chromium-driver via apt-get"

@@ -19,7 +19,12 @@ import hashlib
 import json
 import shutil
 import struct
+import sys
 from pathlib import Path
+
+# The one hand-written CastMessage encoder, in the Python package (standard library only).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+from castsim.castv2 import CastMessage  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1] / "Fuzz" / "Corpus"
 
@@ -111,27 +116,9 @@ EMP_MESSAGES: list[tuple[str, int, dict]] = [
 ]
 
 
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def field(number: int, data: bytes) -> bytes:
-    return varint(number << 3 | 2) + varint(len(data)) + data
-
-
 def cast_message(namespace: str, destination: str, payload: str) -> bytes:
     """CastMessage: protocol_version=0, source, destination, namespace, payload_type=STRING, payload."""
-    return (varint(1 << 3) + varint(0)
-            + field(2, b"sender-0") + field(3, destination.encode())
-            + field(4, namespace.encode())
-            + varint(5 << 3) + varint(0)
-            + field(6, payload.encode()))
+    return CastMessage("sender-0", destination, namespace, payload).encode()
 
 
 def frame(body: bytes) -> bytes:

@@ -8,7 +8,7 @@ Starts `castsim run` on a free loopback port, opens N TLS connections, sends PIN
 connection, and prints the process's VmRSS at each stage. A figure, not a test: what
 castsim keeps per message must not grow with the number of messages.
 
-Standard library only (ssl, socket): the CastMessage protobuf is written by hand.
+Standard library only (ssl, socket) and the CastMessage encoder of python/castsim/castv2.py.
 """
 
 from __future__ import annotations
@@ -24,29 +24,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def field(number: int, payload: bytes) -> bytes:
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
+sys.path.insert(0, str(REPO / "python"))
+from castsim import castv2  # noqa: E402  (standard library only)
 
 
 def frame(source: str, destination: str, namespace: str, payload: str) -> bytes:
     """A length-prefixed CastMessage with a STRING payload (protocol_version 0)."""
-    body = (varint(1 << 3) + varint(0) + field(2, source.encode()) + field(3, destination.encode())
-            + field(4, namespace.encode()) + varint(5 << 3) + varint(0) + field(6, payload.encode()))
-    return len(body).to_bytes(4, "big") + body
+    return castv2.frame(castv2.CastMessage(source, destination, namespace, payload))
 
 
 def rss_kib(pid: int) -> int:

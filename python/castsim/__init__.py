@@ -31,7 +31,15 @@ from .client import (
     parse_duration,
     parse_sse,
 )
-from .device import CastsimDevice, CastsimError, CastsimNotFound, find_castsim, parse_ready_line
+from .device import (
+    CastsimDevice,
+    CastsimError,
+    CastsimNotFound,
+    find_castsim,
+    free_loopback_address,
+    parse_ready_line,
+    ready_line_addresses,
+)
 
 __version__ = "0.1.0"
 
@@ -58,7 +66,9 @@ __all__ = [
     "WaitTimeout",
     "find_castsim",
     "format_duration",
+    "free_loopback_address",
     "parse_duration",
     "parse_ready_line",
     "parse_sse",
+    "ready_line_addresses",
 ]

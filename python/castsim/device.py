@@ -37,8 +37,11 @@ __all__ = [
     "CastsimNotFound",
     "READY_TIMEOUT",
     "STOP_TIMEOUT",
+    "bind_problem",
     "find_castsim",
+    "free_loopback_address",
     "parse_ready_line",
+    "ready_line_addresses",
     "split_host_port",
 ]
 
@@ -115,30 +118,43 @@ def split_host_port(text: str) -> Address:
     return host, int(port)
 
 
-def parse_ready_line(line: str) -> Dict[str, Optional[Address]]:
-    """The addresses of ``castsim ready cast=HOST:PORT http=... https=... control=...``.
+def ready_line_addresses(line: str) -> Dict[str, List[Address]]:
+    """Every address of ``castsim ready cast=HOST:PORT http=... https=... control=...``.
 
-    Returns {key: (host, port)}, or {key: None} for a listener that is ``off``; keys
-    are whatever the line has (cast always; http, https, control as the version
-    prints them). Raises ValueError for anything that is not a ready line.
+    A household (``--devices N``, or a scenario with ``devices``) lists one address per
+    device, comma-separated: ``cast=127.0.0.2:8009,127.0.0.3:8009``. Returns
+    {key: [(host, port), ...]} in the line's order, or {key: []} for a listener that
+    is ``off``; keys are whatever the line has (cast always; http, https, control as the
+    version prints them). Raises ValueError for anything that is not a ready line.
     """
     text = line.strip()
     if not text.startswith(_READY_PREFIX + " "):
         raise ValueError(f"not a castsim ready line: {line!r}")
     rest = text[len(_READY_PREFIX):].split()
-    addresses: Dict[str, Optional[Address]] = {}
+    addresses: Dict[str, List[Address]] = {}
     for token in rest:
         match = _PAIR.fullmatch(token)
         if not match:
             raise ValueError(f"malformed ready line (expected key=HOST:PORT pairs, got {token!r}): {line!r}")
         value = match["value"]
         try:
-            addresses[match["key"]] = None if value == "off" else split_host_port(value)
+            addresses[match["key"]] = [] if value == "off" else [split_host_port(item) for item in value.split(",")]
         except ValueError:
-            raise ValueError(f"malformed ready line ({match['key']}={value!r} is not HOST:PORT or off): {line!r}") from None
-    if addresses.get("cast") is None:
+            raise ValueError(f"malformed ready line ({match['key']}={value!r} is not HOST:PORT[,HOST:PORT...] or off): "
+                             f"{line!r}") from None
+    if not addresses.get("cast"):
         raise ValueError(f"ready line without a cast=HOST:PORT: {line!r}")
     return addresses
+
+
+def parse_ready_line(line: str) -> Dict[str, Optional[Address]]:
+    """The addresses of ``castsim ready cast=HOST:PORT http=... https=... control=...``.
+
+    Returns {key: (host, port)} (a household's first device for a list), or {key: None}
+    for a listener that is ``off``; ready_line_addresses() gives every device's. Raises
+    ValueError for anything that is not a ready line.
+    """
+    return {key: (values[0] if values else None) for key, values in ready_line_addresses(line).items()}
 
 
 def _url_host(host: str) -> str:
@@ -162,12 +178,16 @@ def bind_problem(host: str, port: int) -> Optional[str]:
     return None
 
 
-def free_loopback_address(ports: Sequence[int] = (CAST_PORT,), attempts: int = 20) -> str:
-    """A random 127.A.B.C (all of 127/8 is loopback on Linux) whose ``ports`` are free."""
+def free_loopback_address(ports: Sequence[int] = (CAST_PORT,), attempts: int = 20,
+                          avoid: Sequence[str] = ()) -> str:
+    """A random 127.A.B.C (all of 127/8 is loopback on Linux) whose ``ports`` are free,
+    other than those in ``avoid`` (addresses already handed to the same device)."""
     rnd = random.SystemRandom()
     problems: List[str] = []
     for _ in range(attempts):
         host = f"127.{rnd.randrange(16, 250)}.{rnd.randrange(0, 256)}.{rnd.randrange(2, 255)}"
+        if host in avoid:
+            continue
         problem = next((p for p in (bind_problem(host, port) for port in ports) if p), None)
         if problem is None:
             return host
@@ -218,6 +238,12 @@ class CastsimDevice:
     control_token: ``--control-token``, and the client's bearer token.
     log_dir: where stdout/stderr go (default: a temporary folder, removed by stop()
     when castsim ended cleanly). env: extra environment variables.
+    address_count: a household's number of addresses (``--host A,B,C``), each free,
+    when no host is given. subcommand: ``run``, or ``relay`` (with ``--upstream`` in
+    args). prefix: a command castsim runs under, e.g. ``["ip", "netns", "exec", NS]``
+    (it must exec castsim, so that the process stopped is castsim). console: keep
+    castsim's standard input open for console() (the manual clock's ``advance 10m``);
+    otherwise it is /dev/null.
     """
 
     def __init__(self, binary: Optional[PathLike] = None, *, host: Optional[str] = None, cast_port: int = CAST_PORT,
@@ -226,9 +252,14 @@ class CastsimDevice:
                  http_port: Union[int, str] = "off", https_port: Union[int, str] = "off",
                  log_level: Optional[str] = None, log_dir: Optional[PathLike] = None,
                  env: Optional[Mapping[str, str]] = None, ready_timeout: float = READY_TIMEOUT,
-                 stop_timeout: float = STOP_TIMEOUT, client_timeout: float = 10.0) -> None:
+                 stop_timeout: float = STOP_TIMEOUT, client_timeout: float = 10.0, address_count: int = 1,
+                 subcommand: str = "run", prefix: Sequence[str] = (), console: bool = False) -> None:
         if isinstance(args, str):
             raise TypeError("args is a list of arguments, not one string: use shlex.split()")
+        if isinstance(prefix, str):
+            raise TypeError("prefix is a list of arguments, not one string: use shlex.split()")
+        if address_count < 1:
+            raise ValueError(f"address_count must be at least 1, not {address_count}")
         self.binary_argument = binary
         self.requested_host = host
         self.cast_port = cast_port
@@ -244,13 +275,19 @@ class CastsimDevice:
         self.ready_timeout = ready_timeout
         self.stop_timeout = stop_timeout
         self.client_timeout = client_timeout
+        self.address_count = address_count
+        self.subcommand = subcommand
+        self.prefix = [str(a) for a in prefix]
+        self.has_console = console
 
+        # The address castsim runs on; a household's are comma-separated (hosts has each).
         self.host: str = ""
         self.binary: Optional[Path] = None
         self.command: List[str] = []
         self.proc: Optional[subprocess.Popen] = None
         self.ready_line = ""
         self.addresses: Dict[str, Optional[Address]] = {}
+        self.all_addresses: Dict[str, List[Address]] = {}
         self.returncode: Optional[int] = None
         self.needed_sigkill = False
         self._given_log_dir = Path(log_dir) if log_dir is not None else None
@@ -269,8 +306,28 @@ class CastsimDevice:
         return self.proc.pid if self.proc else None
 
     @property
+    def hosts(self) -> List[str]:
+        """Every address castsim runs on: one, or a household's."""
+        return [host for host in self.host.split(",") if host]
+
+    @property
     def cast_address(self) -> Address:
-        return self.addresses.get("cast") or (self.host, self.cast_port)
+        return self.addresses.get("cast") or (self.hosts[0] if self.hosts else "", self.cast_port)
+
+    @property
+    def cast_addresses(self) -> List[Address]:
+        """Every device's Cast address, in order: a household has one per device."""
+        return list(self.all_addresses.get("cast") or [self.cast_address])
+
+    @property
+    def http_address(self) -> Optional[Address]:
+        """eureka_info over HTTP (8008), None when off."""
+        return self.addresses.get("http")
+
+    @property
+    def https_address(self) -> Optional[Address]:
+        """eureka_info over HTTPS (8443), None when off."""
+        return self.addresses.get("https")
 
     @property
     def control_address(self) -> Optional[Address]:
@@ -302,7 +359,8 @@ class CastsimDevice:
 
     @property
     def stopped(self) -> bool:
-        """stop() was called (by the owner, not a crash)."""
+        """stop() or wait_exit() was called: the owner ended it, or expected it to end
+        (not a crash)."""
         return self._stopped
 
     def is_running(self) -> bool:
@@ -324,7 +382,7 @@ class CastsimDevice:
     def build_command(self) -> List[str]:
         assert self.binary is not None
         args = self.args
-        command = [str(self.binary), "run", "--host", self.host, "--port", str(self.cast_port)]
+        command = [*self.prefix, str(self.binary), self.subcommand, "--host", self.host, "--port", str(self.cast_port)]
         defaults = [("--http-port", str(self.http_port)), ("--https-port", str(self.https_port)),
                     ("--mdns", "off"), ("--control-port", "0")]
         for option, value in defaults:
@@ -367,7 +425,7 @@ class CastsimDevice:
         # start that failed because the port is in use tries another address.
         attempts = 1 if self.requested_host else 3
         for attempt in range(attempts):
-            self.host = self.requested_host or free_loopback_address(self._fixed_ports())
+            self.host = self.requested_host or self._free_hosts()
             try:
                 self._start_once()
                 return self
@@ -378,6 +436,12 @@ class CastsimDevice:
                 self._cleanup_logs(force=False)
                 raise
         raise AssertionError("unreachable")
+
+    def _free_hosts(self) -> str:
+        hosts: List[str] = []
+        for _ in range(self.address_count):
+            hosts.append(free_loopback_address(self._fixed_ports(), avoid=hosts))
+        return ",".join(hosts)
 
     def _fixed_ports(self) -> List[int]:
         """The ports this device binds that are not picked by the system (0) or off."""
@@ -393,6 +457,7 @@ class CastsimDevice:
         self._lines = queue.Queue()
         self.ready_line = ""
         self.addresses = {}
+        self.all_addresses = {}
         self.returncode = None
         self.needed_sigkill = False
         self._stopped = False
@@ -400,18 +465,18 @@ class CastsimDevice:
     def _start_once(self) -> None:
         assert self.log_dir is not None
         self.command = self.build_command()
-        tag = self.host.replace(":", "_")
+        tag = self.hosts[0].replace(":", "_")
         self.stdout_path = self.log_dir / f"castsim-{tag}.stdout.log"
         self.stderr_path = self.log_dir / f"castsim-{tag}.stderr.log"
         environment = dict(os.environ)
         environment.update(self.env)
         with open(self.stderr_path, "wb") as stderr_file:
             try:
-                # stdin is /dev/null: castsim's console (manual clock) sees EOF and
-                # the control API drives the clock instead. Same process group as the
-                # caller on purpose, so a Ctrl-C reaches castsim too.
-                self.proc = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                             stderr=stderr_file, env=environment)
+                # stdin is /dev/null unless asked for: castsim's console (manual clock)
+                # sees EOF and the control API drives the clock instead. Same process
+                # group as the caller on purpose, so a Ctrl-C reaches castsim too.
+                self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE if self.has_console else subprocess.DEVNULL,
+                                             stdout=subprocess.PIPE, stderr=stderr_file, env=environment)
             except OSError as err:
                 raise CastsimError(f"cannot run {self.command[0]}: {err}. {BUILD_HINT}") from err
         _LIVE.add(self)
@@ -448,6 +513,7 @@ class CastsimDevice:
             raise CastsimError(self.describe(f"castsim exited with status {self.proc.returncode} before it was ready"))
         self.ready_line = line.rstrip("\r\n")
         try:
+            self.all_addresses = ready_line_addresses(self.ready_line)
             self.addresses = parse_ready_line(self.ready_line)
         except ValueError as err:
             self._kill_quietly()
@@ -458,6 +524,28 @@ class CastsimDevice:
             self.stop(timeout=5.0, _keep_logs=True)
         except Exception:  # noqa: BLE001
             pass
+
+    # -- while it runs -------------------------------------------------------
+
+    def console(self, line: str) -> None:
+        """One line to castsim's standard input, e.g. ``advance 10m`` for the manual clock
+        (castsim's console). Only for a device made with console=True."""
+        if self.proc is None or self.proc.stdin is None:
+            raise CastsimError("castsim was started without a console (console=True)")
+        self.proc.stdin.write((line.rstrip("\n") + "\n").encode())
+        self.proc.stdin.flush()
+
+    def wait_exit(self, timeout: Optional[float] = None) -> int:
+        """Wait for castsim to end by itself (``--exit-when-done``, a scenario's end);
+        its exit status. Raises subprocess.TimeoutExpired, castsim still running, if it
+        has not ended within ``timeout``. Its ending is then no crash (``stopped``)."""
+        if self.proc is None:
+            raise CastsimError("castsim is not started")
+        self._stopped = True
+        self.returncode = self.proc.wait(timeout=timeout)
+        _LIVE.discard(self)
+        self._close_pipes()
+        return self.returncode
 
     # -- diagnostics ----------------------------------------------------------
 
@@ -484,8 +572,9 @@ class CastsimDevice:
 
     # -- stop -----------------------------------------------------------------
 
-    def stop(self, timeout: Optional[float] = None, *, _keep_logs: bool = False) -> Optional[int]:
-        """SIGTERM, wait up to ``timeout`` (default stop_timeout, 10 s), then SIGKILL.
+    def stop(self, timeout: Optional[float] = None, *, sig: int = signal.SIGTERM,
+             _keep_logs: bool = False) -> Optional[int]:
+        """``sig`` (SIGTERM), wait up to ``timeout`` (default stop_timeout, 10 s), then SIGKILL.
 
         Returns the exit status (negative: killed by that signal); None if never started.
         The temporary log folder is removed when castsim ended by itself or on SIGTERM.
@@ -495,7 +584,7 @@ class CastsimDevice:
         timeout = self.stop_timeout if timeout is None else timeout
         if self.proc.poll() is None:
             try:
-                self.proc.send_signal(signal.SIGTERM)
+                self.proc.send_signal(sig)
                 self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 self.needed_sigkill = True
@@ -505,15 +594,20 @@ class CastsimDevice:
                 pass
         self.returncode = self.proc.returncode
         _LIVE.discard(self)
-        if self.proc.stdout is not None:
-            try:
-                self.proc.stdout.close()
-            except OSError:
-                pass
-        if not _keep_logs and not self._stopped:
+        self._close_pipes()
+        if not _keep_logs:
             self._cleanup_logs(force=False)
         self._stopped = True
         return self.returncode
+
+    def _close_pipes(self) -> None:
+        assert self.proc is not None
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
 
     def _cleanup_logs(self, force: bool) -> None:
         # Kept after a crash, a kill or a failed start (their stderr is the evidence);

@@ -1,15 +1,5 @@
-"""A minimal Cast sender for the tests: TLS, 4-byte big-endian length framing and a
-CastMessage protobuf encoded by hand (no protobuf library, no pychromecast).
-
-    CastMessage {
-      protocol_version = 1  (varint, CASTV2_1_0 = 0)
-      source_id        = 2  (string)
-      destination_id   = 3  (string)
-      namespace        = 4  (string)
-      payload_type     = 5  (varint, STRING = 0, BINARY = 1)
-      payload_utf8     = 6  (string)
-      payload_binary   = 7  (bytes)
-    }
+"""A minimal Cast sender for the tests: TLS and CASTV2 framing (castsim.castv2, no
+protobuf library, no pychromecast).
 
 The device's PINGs are answered with PONGs while reading, so a connection stays up.
 """
@@ -19,140 +9,25 @@ from __future__ import annotations
 import json
 import socket
 import ssl
-import struct
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
-NS_CONNECTION = "urn:x-cast:com.google.cast.tp.connection"
-NS_HEARTBEAT = "urn:x-cast:com.google.cast.tp.heartbeat"
-NS_RECEIVER = "urn:x-cast:com.google.cast.receiver"
-NS_MEDIA = "urn:x-cast:com.google.cast.media"
+from castsim.castv2 import (
+    NS_CONNECTION,
+    NS_HEARTBEAT,
+    NS_MEDIA,
+    NS_RECEIVER,
+    PLATFORM_RECEIVER,
+    PLATFORM_SENDER,
+    CastMessage,
+    frame,
+    frame_length,
+)
 
-PLATFORM_SENDER = "sender-0"
-PLATFORM_RECEIVER = "receiver-0"
+__all__ = ["NS_CONNECTION", "NS_HEARTBEAT", "NS_MEDIA", "NS_RECEIVER", "CastMessage", "CastSender", "Closed", "frame"]
+
 USER_AGENT = "castsim-python-tests/1.0"
 DEFAULT_MEDIA_RECEIVER = "CC1AD845"
-
-
-# --------------------------------------------------------------------------
-# Protobuf, by hand
-# --------------------------------------------------------------------------
-
-
-def encode_varint(value: int) -> bytes:
-    if value < 0:
-        raise ValueError("varints here are unsigned")
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def decode_varint(data: bytes, offset: int) -> "tuple[int, int]":
-    result = 0
-    shift = 0
-    while True:
-        if offset >= len(data):
-            raise ValueError("truncated varint")
-        byte = data[offset]
-        offset += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, offset
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint too long")
-
-
-def _key(field_number: int, wire_type: int) -> bytes:
-    return encode_varint(field_number << 3 | wire_type)
-
-
-def _length_delimited(field_number: int, data: bytes) -> bytes:
-    return _key(field_number, 2) + encode_varint(len(data)) + data
-
-
-@dataclass
-class CastMessage:
-    source_id: str
-    destination_id: str
-    namespace: str
-    payload_utf8: Optional[str] = None
-    payload_binary: Optional[bytes] = None
-    protocol_version: int = 0
-
-    @property
-    def data(self) -> Any:
-        """The parsed JSON payload (None for a binary or non-JSON one)."""
-        if self.payload_utf8 is None:
-            return None
-        try:
-            return json.loads(self.payload_utf8)
-        except ValueError:
-            return None
-
-    def encode(self) -> bytes:
-        binary = self.payload_binary is not None
-        out = _key(1, 0) + encode_varint(self.protocol_version)
-        out += _length_delimited(2, self.source_id.encode())
-        out += _length_delimited(3, self.destination_id.encode())
-        out += _length_delimited(4, self.namespace.encode())
-        out += _key(5, 0) + encode_varint(1 if binary else 0)
-        if binary:
-            out += _length_delimited(7, self.payload_binary or b"")
-        else:
-            out += _length_delimited(6, (self.payload_utf8 or "").encode())
-        return out
-
-    @classmethod
-    def decode(cls, data: bytes) -> "CastMessage":
-        fields: Dict[int, Any] = {}
-        offset = 0
-        while offset < len(data):
-            key, offset = decode_varint(data, offset)
-            number, wire_type = key >> 3, key & 7
-            if wire_type == 0:
-                value, offset = decode_varint(data, offset)
-            elif wire_type == 2:
-                length, offset = decode_varint(data, offset)
-                if offset + length > len(data):
-                    raise ValueError("truncated field")
-                value = data[offset:offset + length]
-                offset += length
-            elif wire_type == 5:
-                value = data[offset:offset + 4]
-                offset += 4
-            elif wire_type == 1:
-                value = data[offset:offset + 8]
-                offset += 8
-            else:
-                raise ValueError(f"unsupported wire type {wire_type}")
-            fields[number] = value
-
-        def text(number: int) -> str:
-            value = fields.get(number, b"")
-            return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
-
-        binary = fields.get(5) == 1
-        return cls(
-            source_id=text(2),
-            destination_id=text(3),
-            namespace=text(4),
-            payload_utf8=None if binary else text(6),
-            payload_binary=fields.get(7) if binary else None,
-            protocol_version=int(fields.get(1, 0)),
-        )
-
-
-def frame(message: CastMessage) -> bytes:
-    body = message.encode()
-    return struct.pack(">I", len(body)) + body
 
 
 # --------------------------------------------------------------------------
@@ -213,7 +88,7 @@ class CastSender:
     def receive(self, timeout: Optional[float] = None) -> CastMessage:
         """The next message (a device PING is answered and returned like any other)."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        (length,) = struct.unpack(">I", self._read_exactly(4, deadline))
+        length = frame_length(self._read_exactly(4, deadline))
         message = CastMessage.decode(self._read_exactly(length, deadline))
         self.received.append(message)
         if message.namespace == NS_HEARTBEAT and (message.data or {}).get("type") == "PING":

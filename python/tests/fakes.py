@@ -175,6 +175,7 @@ host = option("--host", "127.0.0.1")
 port = option("--port", "8009")
 name = option("--name", "castsim")
 resets = {"count": 0}
+console = []  # lines read from standard input (castsim's console)
 
 if mode == "fail":
     sys.stderr.write(f"Error: port {port} on {host} (the Cast port) is already in use: give another --port\n")
@@ -209,7 +210,8 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, {"time": 0, "device": {"name": name}, "volume": {"level": 1.0, "muted": False},
                               "app": None, "media": None, "connections": [], "emp": None,
                               "clock": {"mode": "manual" if "--manual-clock" in sys.argv else "real", "speed": None, "time": 0},
-                              "resets": resets["count"], "argv": sys.argv[1:], "pid": os.getpid()})
+                              "resets": resets["count"], "argv": sys.argv[1:], "pid": os.getpid(),
+                              "console": list(console), "marker": os.environ.get("FAKE_CASTSIM_PREFIX_MARK")})
         else:
             self.answer(404, {"error": "no such endpoint"})
     def do_POST(self):
@@ -221,14 +223,22 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.answer(404, {"error": "no such endpoint"})
 
+def read_console():
+    for line in sys.stdin:
+        console.append(line.rstrip("\n"))
+threading.Thread(target=read_console, daemon=True).start()
+
+hosts = host.split(",")  # a household: one address per device
 control = "off"
 if option("--control-port") != "off":
-    server = ThreadingHTTPServer((host, 0), Handler)
+    server = ThreadingHTTPServer((hosts[0], 0), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    control = f"{host}:{server.server_address[1]}"
+    control = f"{hosts[0]}:{server.server_address[1]}"
 
-line = f"castsim ready cast={host}:{port} http=off https=off"
+http = option("--http-port", "off")
+http = "off" if http == "off" else ",".join(f"{h}:{http}" for h in hosts)
+line = f"castsim ready cast={','.join(f'{h}:{port}' for h in hosts)} http={http} https=off"
 if mode != "no-control":
     line += f" control={control}"
 if mode == "ignore-term":

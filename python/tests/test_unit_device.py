@@ -183,3 +183,46 @@ def test_fixed_ports_are_checked_on_the_chosen_address():
     device = CastsimDevice(http_port=8008, https_port=8443, args=["--http-port", "9000"])
     assert device._fixed_ports() == [8009, 9000, 8443]
     assert CastsimDevice(http_port=0, https_port="off", cast_port=0)._fixed_ports() == []
+
+
+def test_a_household_gets_as_many_free_addresses(fake_castsim):
+    with CastsimDevice(fake_castsim, address_count=3, http_port=8008) as device:
+        assert len(device.hosts) == 3 and len(set(device.hosts)) == 3
+        assert device.host == ",".join(device.hosts)
+        assert device.cast_addresses == [(host, 8009) for host in device.hosts]
+        assert device.cast_address == (device.hosts[0], 8009)
+        assert device.http_address == (device.hosts[0], 8008) and device.https_address is None
+        argv = device.client.state().raw["argv"]
+    assert argv[argv.index("--host") + 1] == device.host
+
+
+def test_subcommand_and_prefix(fake_castsim):
+    prefix = ["env", "FAKE_CASTSIM_PREFIX_MARK=under-prefix"]
+    with CastsimDevice(fake_castsim, subcommand="relay", prefix=prefix, args=["--upstream", "127.0.0.1"]) as device:
+        state = device.client.state().raw
+        assert device.command[:3] == [*prefix, str(fake_castsim)]
+    assert state["argv"][0] == "relay" and state["argv"][-2:] == ["--upstream", "127.0.0.1"]
+    assert state["marker"] == "under-prefix"  # castsim ran under the prefix
+
+
+def test_console_lines_reach_standard_input(fake_castsim):
+    with CastsimDevice(fake_castsim, console=True) as device:
+        device.console("advance 10m")
+        device.client.wait_for(lambda state: state.raw["console"] == ["advance 10m"], timeout=5)
+    with CastsimDevice(fake_castsim) as device, pytest.raises(CastsimError, match="console=True"):
+        device.console("advance 1s")
+
+
+def test_wait_exit_returns_the_status_of_a_device_that_ends_by_itself(fake_castsim, monkeypatch):
+    monkeypatch.setenv("FAKE_CASTSIM_MODE", "die")
+    device = CastsimDevice(fake_castsim).start()
+    assert not device.stopped
+    assert device.wait_exit(timeout=10) == 3
+    assert device.stopped and not device.is_running()  # expected, so no crash
+    assert device.stop() == 3
+
+
+def test_stop_with_another_signal(fake_castsim):
+    device = CastsimDevice(fake_castsim).start()
+    assert device.stop(sig=signal.SIGKILL) == -signal.SIGKILL
+    assert not device.needed_sigkill

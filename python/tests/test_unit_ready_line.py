@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from castsim import parse_ready_line
+from castsim import parse_ready_line, ready_line_addresses
 from castsim.device import split_host_port
 
 
@@ -35,6 +35,19 @@ def test_unknown_keys_are_kept_and_order_does_not_matter():
     assert addresses["cast"] == ("127.0.0.1", 8009)
 
 
+def test_a_household_lists_every_device_and_parse_ready_line_takes_the_first():
+    line = ("castsim ready cast=127.9.0.2:8009,127.9.0.3:8009 http=127.9.0.2:8008,127.9.0.3:8008 "
+            "https=off control=127.9.0.2:40000")
+    assert ready_line_addresses(line) == {
+        "cast": [("127.9.0.2", 8009), ("127.9.0.3", 8009)],
+        "http": [("127.9.0.2", 8008), ("127.9.0.3", 8008)],
+        "https": [],
+        "control": [("127.9.0.2", 40000)],
+    }
+    assert parse_ready_line(line) == {"cast": ("127.9.0.2", 8009), "http": ("127.9.0.2", 8008), "https": None,
+                                      "control": ("127.9.0.2", 40000)}
+
+
 def test_ipv6():
     addresses = parse_ready_line("castsim ready cast=[::1]:8009 http=off https=off control=[::1]:8119")
     assert addresses["cast"] == ("::1", 8009)
@@ -55,6 +68,8 @@ def test_crlf_and_spaces():
         "castsim ready cast=off",
         "castsim ready cast=127.0.0.1",  # no port
         "castsim ready cast=127.0.0.1:port",
+        "castsim ready cast=127.0.0.1:8009,",  # an empty list item
+        "castsim ready cast=127.0.0.1:8009,off",
         "castsim ready cast=127.0.0.1:8009 junk",
         "castsim readycast=127.0.0.1:8009",
         "[info] castsim ready cast=127.0.0.1:8009",

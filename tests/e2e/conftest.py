@@ -1,7 +1,7 @@
 """pytest fixtures for the castsim end-to-end tests.
 
-Every test gets its own castsim process on a fresh loopback address
-(127.A.B.N) with the standard Cast ports, and pychromecast senders connected
+Every test gets its own castsim process on a free loopback address
+(127.A.B.C, found by the castsim package) with the standard Cast ports, and pychromecast senders connected
 to it by host and port. Fixture teardown disconnects the senders first, then
 stops castsim (SIGTERM, wait, SIGKILL fallback).
 
@@ -12,6 +12,7 @@ Environment:
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import shutil
@@ -21,14 +22,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from castsim import CastsimError
 
 from e2e_harness import (
-    CAST_PORT,
     DEFAULT_DURATION_SECONDS,
-    HTTP_PORT,
-    HTTPS_PORT,
     CastsimDevice,
-    LoopbackAllocator,
     Sender,
     castsim_binary,
     connect_sender,
@@ -41,7 +39,8 @@ from e2e_harness import (
 # usually the quickest way to see what castsim answered.
 logging.getLogger("pychromecast").setLevel(logging.DEBUG)
 
-_ALLOCATOR = LoopbackAllocator()
+# Default device names: each its own, to tell them apart in logs.
+_DEVICE_NUMBERS = itertools.count(1)
 # Every process ever started, so pytest_sessionfinish can kill leftovers even
 # if a teardown was skipped (e.g. KeyboardInterrupt during setup).
 _ALL_DEVICES: list[CastsimDevice] = []
@@ -55,13 +54,10 @@ def castsim_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("Text file busy") when `swift build` relinks the binary mid-run. The
     copy can live anywhere: its RUNPATH is the toolchain's absolute path.
     """
-    binary = castsim_binary()
-    if not (binary.is_file() and os.access(binary, os.X_OK)):
-        pytest.fail(
-            f"castsim binary not found or not executable: {binary}\n"
-            "Build it with `swift build` or point CASTSIM_BIN at it.",
-            pytrace=False,
-        )
+    try:
+        binary = castsim_binary()
+    except CastsimError as error:
+        pytest.fail(str(error), pytrace=False)
     copy = tmp_path_factory.mktemp("bin") / binary.name
     for _ in range(5):
         before = binary.stat()
@@ -100,14 +96,13 @@ def castsim_factory(
     ) -> CastsimDevice:
         # A household of N devices: N addresses as --host A,B,C; its devices take their
         # names and UUIDs from --devices or the scenario (no --name, no --uuid).
-        host = ",".join(_ALLOCATOR.allocate((CAST_PORT, HTTP_PORT, HTTPS_PORT)) for _ in range(household))
         # A relay simulates no media: it takes no --default-duration.
         defaults = ("--default-duration", str(DEFAULT_DURATION_SECONDS)) if subcommand == "run" else ()
         device = start_castsim(
             castsim_bin,
-            host,
+            None,
             tmp_path,
-            name=name or f"castsim-e2e {host}",
+            name=name or f"castsim-e2e {next(_DEVICE_NUMBERS)}",
             model=model,
             device_uuid=device_uuid,
             log_level=log_level,
@@ -116,6 +111,7 @@ def castsim_factory(
             subcommand=subcommand,
             pass_name=pass_name and household == 1,
             pass_uuid=household == 1,
+            address_count=household,
         )  # fmt: skip
         _ALL_DEVICES.append(device)
         devices.append(device)
@@ -125,10 +121,10 @@ def castsim_factory(
 
     crashed = []
     for device in devices:
-        if not device.stop_requested and not device.is_running():
+        if not device.stopped and not device.is_running():
             crashed.append(
                 f"castsim on {device.host} exited during the test with status "
-                f"{device.proc.returncode}; stderr tail:\n{device.stderr_tail(40)}"
+                f"{device.proc.returncode if device.proc else None}; stderr tail:\n{device.stderr_tail(40)}"
             )
         device.stop()
         if device.needed_sigkill:

@@ -1,6 +1,7 @@
 """A strict Cast device-auth verifier, as Chrome and Open Screen's sender check a device.
 
-It speaks CASTV2 itself (TLS, 4-byte length framing, CastMessage) so that it sees the TLS
+It speaks CASTV2 itself (TLS, and castsim.castv2's framing and CastMessage; the
+DeviceAuthMessage inside is pychromecast's generated protobuf) so that it sees the TLS
 certificate of the very connection it challenges, sends an AuthChallenge with a random
 nonce and checks the reply the way docs/protocol/castv2.md §4.3–§4.4 describes:
 
@@ -22,7 +23,6 @@ import datetime as dt
 import os
 import socket
 import ssl
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,9 +30,10 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from castsim.castv2 import NS_DEVICE_AUTH as DEVICE_AUTH_NAMESPACE
+from castsim.castv2 import PLATFORM_RECEIVER, PLATFORM_SENDER, CastMessage, frame, frame_length
 from pychromecast.generated import cast_channel_pb2 as pb
 
-DEVICE_AUTH_NAMESPACE = "urn:x-cast:com.google.cast.tp.deviceauth"
 MAX_TLS_LIFETIME = dt.timedelta(days=4)
 
 
@@ -64,31 +65,17 @@ class CastConnection:
         self.tls_certificate_der: bytes = der
 
     def send(self, namespace: str, *, binary: bytes | None = None, text: str | None = None,
-             source: str = "sender-0", destination: str = "receiver-0") -> None:
-        message = pb.CastMessage()
-        message.protocol_version = pb.CastMessage.CASTV2_1_0
-        message.source_id = source
-        message.destination_id = destination
-        message.namespace = namespace
-        if binary is not None:
-            message.payload_type = pb.CastMessage.BINARY
-            message.payload_binary = binary
-        else:
-            message.payload_type = pb.CastMessage.STRING
-            message.payload_utf8 = text or ""
-        data = message.SerializeToString()
-        self.sock.sendall(struct.pack(">I", len(data)) + data)
+             source: str = PLATFORM_SENDER, destination: str = PLATFORM_RECEIVER) -> None:
+        payload = {"payload_binary": binary} if binary is not None else {"payload_utf8": text or ""}
+        self.sock.sendall(frame(CastMessage(source, destination, namespace, **payload)))
 
-    def receive(self, timeout: float) -> pb.CastMessage | None:
+    def receive(self, timeout: float) -> CastMessage | None:
         self.sock.settimeout(timeout)
         try:
             header = self._read(4)
         except (socket.timeout, TimeoutError):
             return None
-        (length,) = struct.unpack(">I", header)
-        message = pb.CastMessage()
-        message.ParseFromString(self._read(length))
-        return message
+        return CastMessage.decode(self._read(frame_length(header)))
 
     def _read(self, count: int) -> bytes:
         data = b""

@@ -81,8 +81,8 @@ def play(name: str, url: str) -> None:
 
     # pychromecast writes to its TLS socket from two threads at once; on a busy machine
     # that sends a corrupt record and castsim drops the connection (BAD_DECRYPT, seen in
-    # CI). The harness serializes each client's socket I/O when imported.
-    import e2e_harness  # noqa: F401
+    # CI). Serialized per client when imported.
+    import pychromecast_io  # noqa: F401
 
     casts, browser = pychromecast.get_listed_chromecasts(friendly_names=[name], timeout=10)
     if not casts:

@@ -9,26 +9,26 @@ discouraged by pytest).
 from __future__ import annotations
 
 import os
-import queue
-import random
-import re
-import shlex
-import signal
-import subprocess
 import threading
 import time
 import uuid as uuidlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import castsim
+import castsim.device
 import pychromecast
+from castsim import find_castsim
 from castsim.device import bind_problem as castsim_port_problem
 from pychromecast.controllers import BaseController
 from pychromecast.controllers.heartbeat import NS_HEARTBEAT
 from pychromecast.controllers.media import MediaController, MediaStatusListener
-from pychromecast.socket_client import ConnectionStatus, ConnectionStatusListener, SocketClient
+from pychromecast.socket_client import ConnectionStatus, ConnectionStatusListener
+
+# Every pychromecast client of the tests uses its socket from one thread at a time.
+import pychromecast_io  # noqa: F401
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CASTSIM_BIN = REPO_ROOT / ".build" / "debug" / "castsim"
@@ -46,79 +46,16 @@ HTTPS_PORT = 8443
 # media and playback never ends on its own during a test.
 DEFAULT_DURATION_SECONDS = 600
 
-READY_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
-
-# "castsim ready cast=HOST:PORT http=HOST:PORT https=HOST:PORT control=HOST:PORT"
-READY_RE = re.compile(
-    r"^castsim ready cast=(?P<cast>\S+) http=(?P<http>\S+) https=(?P<https>\S+) control=(?P<control>\S+)\s*$"
-)
-
 T = TypeVar("T")
-
-
-class CastsimError(Exception):
-    """castsim could not be started (or misbehaved while starting)."""
 
 
 def castsim_binary() -> Path:
     """Binary under test: $CASTSIM_BIN, else <repo>/.build/debug/castsim."""
-    env = os.environ.get("CASTSIM_BIN")
-    return Path(env) if env else DEFAULT_CASTSIM_BIN
-
-
-def split_host_port(text: str) -> tuple[str, int]:
-    """'127.0.0.5:8009' -> ('127.0.0.5', 8009); tolerates '[::1]:8009'."""
-    host, _, port = text.rpartition(":")
-    return host.strip("[]"), int(port)
-
-
-# --------------------------------------------------------------------------
-# Loopback addresses
-# --------------------------------------------------------------------------
-
-
-class LoopbackAllocator:
-    """Hands out a fresh 127.A.B.N address for every simulated device.
-
-    A and B are random per pytest process so that two concurrent runs (or a
-    stray castsim from an aborted run) are unlikely to collide; N counts up.
-    127.0.0.0/8 is all loopback on Linux, so no interface setup is needed.
-    """
-
-    def __init__(self) -> None:
-        rnd = random.SystemRandom()
-        self._a = rnd.randrange(16, 250)
-        self._b = rnd.randrange(0, 256)
-        self._n = 1
-        self._lock = threading.Lock()
-
-    def next_address(self) -> str:
-        with self._lock:
-            self._n += 1
-            if self._n > 254:
-                self._n = 2
-                self._b = (self._b + 1) % 256
-            return f"127.{self._a}.{self._b}.{self._n}"
-
-    def allocate(self, ports: tuple[int, ...], attempts: int = 5) -> str:
-        """Return an address on which all `ports` can currently be bound."""
-        problems = []
-        for _ in range(attempts):
-            host = self.next_address()
-            problem = bind_problem(host, ports)
-            if problem is None:
-                return host
-            problems.append(problem)
-        raise CastsimError(
-            "could not find a free loopback address for castsim after "
-            f"{attempts} attempts: " + "; ".join(problems)
-        )
+    return find_castsim(os.environ.get("CASTSIM_BIN") or DEFAULT_CASTSIM_BIN)
 
 
 def bind_problem(host: str, ports: tuple[int, ...]) -> str | None:
-    """None if every port can be bound on host, else a description why not (the
-    project's Python package checks one port; scripts/e2e-setup.sh installs it)."""
+    """None if every port can be bound on host, else a description why not."""
     for port in ports:
         if problem := castsim_port_problem(host, port):
             return problem
@@ -126,159 +63,50 @@ def bind_problem(host: str, ports: tuple[int, ...]) -> str | None:
 
 
 # --------------------------------------------------------------------------
-# castsim process
+# castsim process: the Python package's launcher, with what the tests know of
+# the device they asked for (its name, model and UUID)
 # --------------------------------------------------------------------------
 
 
-@dataclass
-class CastsimDevice:
-    """One running castsim process, i.e. one simulated Cast device."""
+class CastsimDevice(castsim.CastsimDevice):
+    """One running castsim process (one device, or a household's devices), started
+    by the package's launcher with the real ports 8009/8008/8443.
 
-    host: str
-    name: str
-    model: str
-    uuid: uuidlib.UUID
-    command: list[str]
-    proc: subprocess.Popen
-    stderr_path: Path
-    stdout_path: Path
-    ready_line: str = ""
-    cast_addr: tuple[str, int] = ("", 0)
-    http_addr: tuple[str, int] = ("", 0)
-    https_addr: tuple[str, int] = ("", 0)
-    # Every device's Cast address, in order: several for a household (--devices N, or a
-    # scenario with devices), whose ready line lists them comma-separated.
-    cast_addrs: list[tuple[str, int]] = field(default_factory=list)
-    # The control API (http://HOST:PORT/api/v1/...); empty with --control-port off.
-    control_url: str = ""
-    # Set by stop(): how it ended, for teardown diagnostics.
-    stop_requested: bool = False
-    needed_sigkill: bool = False
-    _stdout_lines: queue.Queue = field(default_factory=queue.Queue)
+    name, model and uuid are what the test asked for, and what senders should see.
+    """
 
-    @property
-    def cast_port(self) -> int:
-        return CAST_PORT
+    def __init__(self, binary: Path, *, name: str | None, model: str, device_uuid: uuidlib.UUID,
+                 **options: Any) -> None:
+        super().__init__(binary, name=name, **options)
+        self.model = model
+        self.uuid = device_uuid
 
     @property
     def udn(self) -> str:
         """UUID with dashes, as in eureka_info's ssdp_udn."""
         return str(self.uuid)
 
-    def is_running(self) -> bool:
-        return self.proc.poll() is None
+    # The names the tests use, from the ready line the package parsed.
+    @property
+    def cast_addr(self) -> tuple[str, int]:
+        return self.cast_address
 
-    def stderr_tail(self, lines: int = 80) -> str:
-        """Last `lines` lines of stderr; for a Swift crash report, its start.
+    @property
+    def cast_addrs(self) -> list[tuple[str, int]]:
+        return self.cast_addresses
 
-        A crash report ends with register dumps, so its useful part (the
-        crashing thread's backtrace) is at the top of the report.
-        """
-        try:
-            text = self.stderr_path.read_text(errors="replace")
-        except OSError as err:
-            return f"<cannot read {self.stderr_path}: {err}>"
-        all_lines = text.splitlines()
-        for index, line in enumerate(all_lines):
-            if line.startswith("*** Program crashed"):
-                before = all_lines[max(0, index - 10) : index]
-                report = all_lines[index : index + lines]
-                return "\n".join([*before, *report, "[... rest of crash report in file]"])
-        tail = all_lines[-lines:]
-        return "\n".join(tail) if tail else "<empty>"
+    @property
+    def http_addr(self) -> tuple[str, int] | None:
+        return self.http_address
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = STOP_TIMEOUT) -> int:
-        """Send `sig`, wait up to `timeout`, SIGKILL as a fallback.
-
-        Returns the exit status (negative = killed by that signal).
-        """
-        if self.proc.poll() is not None:
-            self._close_stdin()
-            return self.proc.returncode
-        self.stop_requested = True
-        self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.needed_sigkill = True
-            self.proc.kill()
-            return self.proc.wait(timeout=timeout)
-        finally:
-            self._close_stdin()
-
-    def console(self, line: str) -> None:
-        """Write one line to castsim's standard input (the manual clock's control:
-        `advance 10m`, `report`). Only for a device started with console=True."""
-        if self.proc.stdin is None:
-            raise CastsimError("castsim was started without a console (console=True)")
-        self.proc.stdin.write((line.rstrip("\n") + "\n").encode())
-        self.proc.stdin.flush()
-
-    def _close_stdin(self) -> None:
-        if self.proc.stdin is not None and not self.proc.stdin.closed:
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-
-    # -- startup ---------------------------------------------------------
-
-    def _pump_stdout(self) -> None:
-        """Copy castsim's stdout to a file; hand every line to the queue.
-
-        Runs in a daemon thread so castsim can never block on a full pipe.
-        """
-        assert self.proc.stdout is not None
-        with open(self.stdout_path, "ab") as out:
-            for raw in self.proc.stdout:
-                out.write(raw)
-                out.flush()
-                self._stdout_lines.put(raw.decode("utf-8", errors="replace"))
-        self._stdout_lines.put(None)  # EOF
-
-    def _wait_ready(self, timeout: float) -> None:
-        threading.Thread(
-            target=self._pump_stdout, name=f"castsim-stdout-{self.host}", daemon=True
-        ).start()
-        try:
-            line = self._stdout_lines.get(timeout=timeout)
-        except queue.Empty:
-            self.stop()
-            raise CastsimError(self._describe(f"no ready line within {timeout:.0f}s"))
-        if line is None:
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.stop()
-            raise CastsimError(
-                self._describe(
-                    f"castsim closed stdout without a ready line "
-                    f"(exit status {self.proc.returncode})"
-                )
-            )
-        self.ready_line = line.rstrip("\r\n")
-        match = READY_RE.match(self.ready_line)
-        if not match:
-            self.stop()
-            raise CastsimError(
-                self._describe(f"malformed ready line: {self.ready_line!r}")
-            )
-        self.cast_addrs = [split_host_port(item) for item in match["cast"].split(",")]
-        self.cast_addr = self.cast_addrs[0]
-        self.http_addr = split_host_port(match["http"].split(",")[0])
-        self.https_addr = split_host_port(match["https"].split(",")[0])
-        self.control_url = "" if match["control"] == "off" else f"http://{match['control']}"
-
-    def _describe(self, problem: str) -> str:
-        return (
-            f"{problem}\n  command: {shlex.join(self.command)}\n"
-            f"  stderr ({self.stderr_path}), last lines:\n{self.stderr_tail(40)}"
-        )
+    @property
+    def https_addr(self) -> tuple[str, int] | None:
+        return self.https_address
 
 
 def start_castsim(
     binary: Path,
-    host: str,
+    host: str | None,
     log_dir: Path,
     *,
     name: str,
@@ -286,66 +114,36 @@ def start_castsim(
     device_uuid: uuidlib.UUID | None = None,
     log_level: str = "debug",
     extra_args: tuple[str, ...] = (),
-    ready_timeout: float = READY_TIMEOUT,
+    ready_timeout: float = castsim.device.READY_TIMEOUT,
     console: bool = False,
     prefix: tuple[str, ...] = (),
     subcommand: str = "run",
     pass_name: bool = True,
     pass_uuid: bool = True,
+    address_count: int = 1,
 ) -> CastsimDevice:
-    """Start `castsim run` (or `subcommand`, e.g. relay) on host with the standard
-    ports; wait until ready. pass_name=False leaves --name out: the device names
-    itself (a relay after its upstream), and `name` is what the test expects.
-
-    console=True keeps castsim's standard input open for CastsimDevice.console()
-    (the manual clock reads `advance DURATION` lines there); otherwise it is
-    /dev/null. prefix runs it inside something, e.g. a network namespace.
+    """Start `castsim run` (or `subcommand`, e.g. relay) with the standard ports on host
+    (None: address_count free loopback addresses, found by the package); wait until
+    ready. pass_name=False leaves --name and --model out: the device names itself (a
+    relay after its upstream, a household from its scenario), and `name` is what the
+    test expects. console=True keeps castsim's standard input open for
+    CastsimDevice.console(); prefix runs it inside something, e.g. a network namespace
+    (the command must exec castsim, so that the process stopped is castsim's).
     """
     device_uuid = device_uuid or uuidlib.uuid4()
-    command = [
-        # e.g. ("ip", "netns", "exec", NS): it execs castsim, so the process is castsim's.
-        *prefix,
-        str(binary),
-        subcommand,
-        *(("--name", name) if pass_name else ()),
+    args = (
         *(("--model", model) if pass_name else ()),
         *(("--uuid", device_uuid.hex) if pass_uuid else ()),
-        "--host", host,
-        "--port", str(CAST_PORT),
-        "--http-port", str(HTTP_PORT),
-        "--https-port", str(HTTPS_PORT),
         "--log-level", log_level,
-        # Tests on the host's loopback never advertise on its real interfaces; the
-        # discovery tests ask for mDNS inside network namespaces of their own.
-        *(() if "--mdns" in extra_args else ("--mdns", "off")),
-        # A free port for the control API: several devices share a host's addresses.
-        *(() if "--control-port" in extra_args else ("--control-port", "0")),
         *extra_args,
-    ]  # fmt: skip
-    # A household's --host is a list: its first address names the logs.
-    log_name = host.split(",")[0]
-    stderr_path = log_dir / f"castsim-{log_name}.stderr.log"
-    stdout_path = log_dir / f"castsim-{log_name}.stdout.log"
-    with open(stderr_path, "wb") as stderr_file:
-        # Same process group as pytest on purpose: a Ctrl-C (or run.sh's
-        # timeout) then reaches castsim too, even if teardown never runs.
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE if console else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=stderr_file,
-        )
+    )  # fmt: skip
     device = CastsimDevice(
-        host=host,
-        name=name,
-        model=model,
-        uuid=device_uuid,
-        command=command,
-        proc=proc,
-        stderr_path=stderr_path,
-        stdout_path=stdout_path,
-    )
-    device._wait_ready(ready_timeout)
+        binary, name=name if pass_name else None, model=model, device_uuid=device_uuid, host=host, address_count=address_count,
+        args=args, http_port=HTTP_PORT, https_port=HTTPS_PORT, log_dir=log_dir, ready_timeout=ready_timeout,
+        console=console, prefix=prefix, subcommand=subcommand)  # fmt: skip
+    device.start()
+    # What the test expects, also when castsim named the device itself.
+    device.name = name
     return device
 
 
@@ -354,44 +152,6 @@ def start_castsim(
 # --------------------------------------------------------------------------
 
 
-def _serialize_pychromecast_socket_io() -> None:
-    """Make each pychromecast client use its TLS socket from one thread at a time.
-
-    pychromecast writes to its ssl socket from the caller's thread (STOP, LOAD,
-    SET_VOLUME) and from its socket thread (PONG, CLOSE, GET_STATUS), while that
-    thread also reads, with no lock. OpenSSL objects are not safe for that: when
-    the two threads meet, the client sends a corrupt record (castsim logs
-    BAD_DECRYPT and closes the connection) or fails with "[SSL] internal error".
-    Real devices see the same (home-assistant/core#111762). It happens a few times
-    per run on a loaded 2-core CI machine and never on an idle one. castsim's
-    answer to a corrupt record (close that connection only) has its own test,
-    test_corrupt_tls_record_closes_only_that_connection; everywhere else the
-    suite tests castsim, not this client race, so reads and writes are serialized
-    per client here.
-    """
-    if getattr(SocketClient, "_castsim_io_serialized", False):
-        return
-    original_send = SocketClient.send_message
-    original_read = SocketClient._read_bytes_from_socket
-
-    def io_lock(client: SocketClient) -> threading.RLock:
-        # dict.setdefault is atomic under the GIL: both threads get one lock.
-        return vars(client).setdefault("_castsim_io_lock", threading.RLock())
-
-    def send_message(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        with io_lock(self):
-            return original_send(self, *args, **kwargs)
-
-    def read_bytes_from_socket(self, msglen):  # type: ignore[no-untyped-def]
-        with io_lock(self):
-            return original_read(self, msglen)
-
-    SocketClient.send_message = send_message  # type: ignore[method-assign]
-    SocketClient._read_bytes_from_socket = read_bytes_from_socket  # type: ignore[method-assign]
-    SocketClient._castsim_io_serialized = True  # type: ignore[attr-defined]
-
-
-_serialize_pychromecast_socket_io()
 
 
 class ConnectionRecorder(ConnectionStatusListener):
@@ -504,6 +264,19 @@ class Sender:
             f"media_session={media.media_session_id} content={media.content_id}] "
             f"connection={self.connection.statuses()}"
         )
+
+
+def shorten_pychromecast_heartbeat(monkeypatch: Any, ping: float, pong: float, poll: float = 0.25) -> None:
+    """pychromecast's heartbeat, shortened for one test (monkeypatch restores it): a PING
+    every `ping` seconds, the link LOST with no PONG for `ping + pong` seconds, checked every
+    `poll` seconds. Its own values (10 s, 10 s, 5 s) would make a test of liveness wait
+    half a minute of real time."""
+    import pychromecast.controllers.heartbeat as heartbeat
+    import pychromecast.socket_client as socket_client
+
+    monkeypatch.setattr(heartbeat, "HB_PING_TIME", ping)
+    monkeypatch.setattr(heartbeat, "HB_PONG_TIME", pong)
+    monkeypatch.setattr(socket_client, "SELECT_TIMEOUT", poll)
 
 
 def connect_sender(device: CastsimDevice, wait_timeout: float = 10.0) -> Sender:

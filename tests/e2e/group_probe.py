@@ -24,8 +24,8 @@ from pychromecast.controllers.multizone import MultizoneManager, MultiZoneManage
 from pychromecast.controllers.receiver import CastStatusListener
 from pychromecast.socket_client import ConnectionStatusListener
 
-# pychromecast writes to its TLS socket from two threads; the harness serializes that.
-import e2e_harness  # noqa: F401
+# pychromecast writes to its TLS socket from two threads; serialized per client when imported.
+import pychromecast_io  # noqa: F401
 
 lock = threading.Lock()
 

@@ -57,7 +57,7 @@ def start_manual_clock(castsim_bin: Path, tmp_path: Path, step_at: str) -> subpr
     }))
     proc = subprocess.Popen(
         [str(castsim_bin), "run", "--scenario", str(scenario), "--host", "127.0.0.1", "--port", "0", "--mdns", "off",
-         "--http-port", "off", "--https-port", "off", "--exit-when-done", "--timeout", "30s",
+         "--http-port", "off", "--https-port", "off", "--control-port", "off", "--exit-when-done", "--timeout", "30s",
          "--report", str(tmp_path / "report.json")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdin is not None
@@ -120,7 +120,7 @@ def run_scenario(binary: Path, tmp_path: Path, scenario: dict, *extra: str, time
     started = time.monotonic()
     result = subprocess.run(
         [str(binary), "run", "--scenario", str(path), "--host", "127.0.0.1", "--port", "0", "--mdns", "off", "--http-port", "off",
-         "--https-port", "off", "--exit-when-done", "--report", str(report), *extra],
+         "--https-port", "off", "--control-port", "off", "--exit-when-done", "--report", str(report), *extra],
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
     return result.returncode, time.monotonic() - started, json.loads(report.read_text())
 
@@ -214,7 +214,9 @@ def test_a_port_in_use_is_named_with_its_flag(castsim_bin: Path) -> None:
         port = taken.getsockname()[1]
         for flag in ["--port", "--http-port", "--https-port"]:
             ports = {"--port": "0", "--http-port": "0", "--https-port": "0", flag: str(port)}
-            result = run(castsim_bin, "run", "--host", "127.0.0.1", "--mdns", "off", *[x for pair in ports.items() for x in pair])
+            # The control API off: its fixed default port (8119) may be another test's.
+            result = run(castsim_bin, "run", "--host", "127.0.0.1", "--mdns", "off", "--control-port", "off",
+                         *[x for pair in ports.items() for x in pair])
             assert result.returncode == 1
             assert f"port {port} on 127.0.0.1 ({flag}) is already in use" in result.stderr
             assert "errno" not in result.stderr and "bind(descriptor" not in result.stderr

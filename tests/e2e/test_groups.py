@@ -23,7 +23,8 @@ from test_discovery import Browser
 PROBE = Path(__file__).with_name("group_probe.py")
 DISCOVERY_PROBE = Path(__file__).with_name("discovery_probe.py")
 PYTHON = sys.executable
-CATT = Path(sys.executable).with_name("catt")
+# catt, its socket I/O serialized as every pychromecast sender of these tests.
+CATT = Path(__file__).with_name("catt_sender.py")
 GROUP_PORT = 32162
 KITCHEN, BEDROOM, TV = "10.77.0.1", "10.77.0.3", "10.77.0.4"
 
@@ -125,8 +126,17 @@ def test_catt_casts_to_the_group_by_name(link: Link, tmp_path: Path, castsim_bin
     song = tmp_path / "song.mp3"
     song.write_bytes(b"ID3" + bytes(2048))
     # catt serves a local file itself and blocks while it plays: it runs until killed.
-    catt = link.popen(link.sender_ns, [str(CATT), "-d", "Upstairs", "cast", str(song)],
+    catt = link.popen(link.sender_ns, [PYTHON, str(CATT), "-d", "Upstairs", "cast", str(song)],
                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    outputs: list[str] = []
+
+    def stopped_catt_output() -> str:
+        """catt killed (it never ends by itself), and all it printed."""
+        if not outputs:
+            catt.kill()
+            outputs.append(catt.communicate(timeout=10)[0])
+        return outputs[0]
+
     try:
         def group_state() -> dict:
             return ctl(link, castsim_bin, device, "--device", "Upstairs", "state")
@@ -139,9 +149,12 @@ def test_catt_casts_to_the_group_by_name(link: Link, tmp_path: Path, castsim_bin
         assert state["app"]["appId"] == "CC1AD845"
         kitchen = ctl(link, castsim_bin, device, "--device", "Kitchen", "state")
         assert kitchen["app"]["appId"] == "531A4F84" and kitchen["app"]["sessionId"] == state["app"]["sessionId"]
+    except AssertionError as failure:
+        exited = catt.poll()
+        raise AssertionError(f"{failure}\ncatt {'exited with ' + str(exited) if exited is not None else 'was still running'}; "
+                             f"its output:\n{stopped_catt_output()}") from None
     finally:
-        catt.kill()
-        output = catt.communicate(timeout=10)[0]
+        output = stopped_catt_output()
         device.stop()
     assert "Upstairs" in output, output
 

@@ -83,9 +83,8 @@ def read_recording(path: Path) -> list[dict]:
 
 def wait_for_exit(device: CastsimDevice, timeout: float) -> int:
     # It ends by itself (--exit-when-done): not a crash for the fixture's teardown.
-    device.stop_requested = True
     try:
-        return device.proc.wait(timeout=timeout)
+        return device.wait_exit(timeout=timeout)
     finally:
         device.stop()
 

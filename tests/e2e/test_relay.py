@@ -107,6 +107,11 @@ def drive(device: CastsimDevice, sender_factory) -> list:
     return seen
 
 
+def without_get_status_answers(seen: list) -> list:
+    """The messages but the media statuses without a media session (GET_STATUS answers)."""
+    return [entry for entry in seen if entry != ("media", "MEDIA_STATUS")]
+
+
 def test_pychromecast_sees_the_upstream_through_the_relay(castsim_factory, castsim_bin: Path, sender_factory,
                                                           tmp_path: Path) -> None:
     scenario = tmp_path / "relay-upstream.json"
@@ -157,7 +162,12 @@ def test_pychromecast_sees_the_upstream_through_the_relay(castsim_factory, casts
     report = tmp_path / "replay.report.json"
     replay = castsim_factory(name=UPSTREAM_NAME, extra_args=("--scenario", str(replay_scenario), "--report", str(report)))
     replayed = drive(replay, sender_factory)
-    assert replayed == through_relay
+    # The same messages, and in the same order but for the empty media status that answers
+    # pychromecast's own GET_STATUS when the app comes up: its socket thread sends that
+    # while the test's thread sends the LOAD, so which of the two the device hears first
+    # is the client's scheduling, not the device's (a loaded machine swapped them once).
+    assert sorted(map(repr, replayed)) == sorted(map(repr, through_relay))
+    assert without_get_status_answers(replayed) == without_get_status_answers(through_relay)
     assert replay.stop() == 0
     outcome = json.loads(report.read_text())
     assert outcome["passed"], json.dumps(outcome, indent=1)[:3000]

@@ -1,5 +1,6 @@
-"""The tests' hand-made CastMessage encoding (no protobuf library to compare with, so
-against bytes worked out from the protobuf wire format)."""
+"""castsim.castv2: the hand-made CastMessage encoding and its framing, against bytes
+worked out from the protobuf wire format (tests/e2e/test_castv2_protobuf.py compares it
+with the generated protobuf code, which the package does not depend on)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ import struct
 
 import pytest
 
-from cast_sender import NS_CONNECTION, CastMessage, decode_varint, encode_varint, frame
+from castsim.castv2 import (
+    MAX_MESSAGE_SIZE,
+    NS_CONNECTION,
+    CastMessage,
+    decode_varint,
+    encode_varint,
+    frame,
+    frame_length,
+)
 
 
 @pytest.mark.parametrize(("value", "data"), [(0, b"\x00"), (1, b"\x01"), (127, b"\x7f"), (128, b"\x80\x01"),
@@ -46,3 +55,34 @@ def test_decode_skips_unknown_fields_and_rejects_truncation():
     assert CastMessage.decode(data).namespace == "ns"
     with pytest.raises(ValueError):
         CastMessage.decode(CastMessage("a", "b", "ns", "{}").encode()[:-1])
+
+
+@pytest.mark.parametrize("data", [b"\x80", b"\xff" * 10 + b"\x01"])
+def test_malformed_varints(data):
+    with pytest.raises(ValueError):
+        decode_varint(data, 0)
+
+
+def test_negative_varints_are_refused():
+    with pytest.raises(ValueError):
+        encode_varint(-1)
+
+
+def test_fixed_width_fields_are_skipped():
+    data = CastMessage("a", "b", "ns", "{}").encode() + b"\x4d" + bytes(4) + b"\x51" + bytes(8)  # fields 9 (32-bit), 10 (64-bit)
+    assert CastMessage.decode(data) == CastMessage("a", "b", "ns", "{}")
+    with pytest.raises(ValueError, match="wire type"):
+        CastMessage.decode(b"\x0b")  # field 1, wire type 3 (groups)
+
+
+def test_a_binary_message_without_its_payload_has_an_empty_one():
+    assert CastMessage.decode(b"\x28\x01").payload_binary == b""
+
+
+def test_frame_length():
+    assert frame_length(struct.pack(">I", 42)) == 42
+    assert frame_length(struct.pack(">I", MAX_MESSAGE_SIZE)) == MAX_MESSAGE_SIZE
+    with pytest.raises(ValueError, match="over"):
+        frame_length(struct.pack(">I", MAX_MESSAGE_SIZE + 1))
+    with pytest.raises(ValueError, match="4 bytes"):
+        frame_length(b"\x00\x01")
