@@ -9,6 +9,7 @@ from __future__ import annotations
 INNER = """
     import time
 
+    import castsim.pychromecast_io  # one thread at a time on pychromecast's TLS socket
     import pychromecast
     import pytest
 

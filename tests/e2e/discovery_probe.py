@@ -82,7 +82,7 @@ def play(name: str, url: str) -> None:
     # pychromecast writes to its TLS socket from two threads at once; on a busy machine
     # that sends a corrupt record and castsim drops the connection (BAD_DECRYPT, seen in
     # CI). Serialized per client when imported.
-    import pychromecast_io  # noqa: F401
+    import castsim.pychromecast_io  # noqa: F401
 
     casts, browser = pychromecast.get_listed_chromecasts(friendly_names=[name], timeout=10)
     if not casts:

@@ -28,7 +28,7 @@ from pychromecast.controllers.media import MediaController, MediaStatusListener
 from pychromecast.socket_client import ConnectionStatus, ConnectionStatusListener
 
 # Every pychromecast client of the tests uses its socket from one thread at a time.
-import pychromecast_io  # noqa: F401
+import castsim.pychromecast_io  # noqa: F401
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CASTSIM_BIN = REPO_ROOT / ".build" / "debug" / "castsim"

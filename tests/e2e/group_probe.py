@@ -25,7 +25,7 @@ from pychromecast.controllers.receiver import CastStatusListener
 from pychromecast.socket_client import ConnectionStatusListener
 
 # pychromecast writes to its TLS socket from two threads; serialized per client when imported.
-import pychromecast_io  # noqa: F401
+import castsim.pychromecast_io  # noqa: F401
 
 lock = threading.Lock()
 

@@ -1,6 +1,7 @@
-"""Imported by every process of the end-to-end tests that runs pychromecast (pytest itself,
-the probes, catt through catt_sender.py): each pychromecast client then uses its TLS socket
-from one thread at a time.
+"""pychromecast, made to use each client's TLS socket from one thread at a time: import this
+module (or call ``serialize_socket_io()``) in a process that tests a pychromecast sender
+against castsim. castsim's own end-to-end tests import it in every process that runs
+pychromecast (pytest itself, the probes, catt through catt_sender.py).
 
 pychromecast writes to its ssl socket from the caller's thread (STOP, LOAD, SET_VOLUME,
 LAUNCH) and from its socket thread (PONG, CLOSE, GET_STATUS), while that thread also
@@ -8,10 +9,11 @@ reads, with no lock. OpenSSL objects are not safe for that: when the two threads
 the client sends a corrupt record (castsim logs BAD_DECRYPT and closes the connection) or
 fails with "[SSL] internal error" in the thread that wrote. Real devices see the same
 (home-assistant/core#111762). It happens a few times per run on a loaded 2-core CI
-machine and never on an idle one. castsim's answer to a corrupt record (close that
-connection only) has its own test, test_corrupt_tls_record_closes_only_that_connection;
-everywhere else the suite tests castsim, not this client race, so reads and writes are
-serialized per client here.
+machine and never on an idle one; a sender project testing against castsim meets it too.
+castsim's answer to a corrupt record (close that connection only) has its own test,
+test_corrupt_tls_record_closes_only_that_connection; everywhere else a test means to test
+castsim or the sender, not this client race, so reads and writes are serialized per client
+here. Needs pychromecast, which the castsim package does not depend on.
 """
 
 from __future__ import annotations
