@@ -456,7 +456,9 @@ final class HouseholdRuntime {
     }
 
     /// Stops every group endpoint once what is in flight has ended, and lets go of the
-    /// devices; the devices are the fleet's to stop.
+    /// devices; the devices are the fleet's to stop. The closure returns once no work of
+    /// the household is left, what that work started meanwhile included (a start that
+    /// lands while stopping stops what it started): the fleet's loop can go after it.
     func stop() -> @Sendable () async -> Void {
         stopping = true
         for simulator in devices.values { simulator.runner.value.detachHousehold() }
@@ -474,10 +476,16 @@ final class HouseholdRuntime {
         endpoints.withLockedValue { $0.removeAll() }
         let pending = Array(inFlight.values)
         let groupStops = stops
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let loop = self.loop
         return {
             // A start in flight stops what it started itself (`stopping`).
             for task in pending { await task.value }
             for stop in groupStops { await stop() }
+            // And whatever that work started in turn.
+            while let left = try? await loop.submit({ Array(bound.value.inFlight.values) }).get(), !left.isEmpty {
+                for task in left { await task.value }
+            }
         }
     }
 }

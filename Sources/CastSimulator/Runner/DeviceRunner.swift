@@ -38,6 +38,8 @@ package final class DeviceRunner {
     /// Completed once the scenario's timeline and expectations are all done.
     package let completion: EventLoopPromise<Void>
     private var completed = false
+    /// Set by ``shutDown()``: the device sets no timer after it (its loop may be about to go).
+    private var stopped = false
     /// True while an input and its outputs are being carried out; see ``serially(_:)``.
     private var busy = false
     private var waitingInputs = CircularBuffer<() -> Void>()
@@ -110,6 +112,11 @@ package final class DeviceRunner {
 
     func connectionOpened(_ id: ConnectionID, channel: any Channel, tlsCertificateDER: Data? = nil) {
         loop.preconditionInEventLoop()
+        guard !stopped else {
+            // Accepted as the device stopped: it is gone before it was there.
+            channel.drop()
+            return
+        }
         writer.add(id, channel: channel)
         liveness.opened(id, at: loop.now)
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "in-process")"])
@@ -303,17 +310,25 @@ package final class DeviceRunner {
         if batchDepth == 0, !busy { writer.flushWrites() }
     }
 
-    package func shutDown() {
+    /// Stops the device: its timers, its upstream links and every sender connection (each
+    /// close is news as its channel goes, as usual). Returns what completes once every
+    /// sender's channel is closed and the device has heard of it; no timer is set after this.
+    @discardableResult
+    package func shutDown() -> EventLoopFuture<Void> {
         loop.preconditionInEventLoop()
+        stopped = true
         wakeUp?.cancel()
         wakeUp = nil
+        wakeUpAt = nil
         liveness.cancel()
         closeEveryUpstream()
+        let closed = writer.sinks.values.map { $0.channel.closeFuture }
         writer.dropAll(as: .device)
         if !completed {
             completed = true
             completion.succeed()
         }
+        return EventLoopFuture.andAllComplete(closed, on: loop)
     }
 
     // MARK: Outputs
@@ -400,6 +415,7 @@ package final class DeviceRunner {
     /// Wakes the device at its next deadline (end of media, a step ...) on the simulation
     /// clock, and at the next heartbeat due on the real one.
     private func scheduleWakeUps() {
+        guard !stopped else { return }
         liveness.scheduleWakeUp(on: loop) { [self] in
             liveness.wokeUp()
             for (id, due) in liveness.takeDue(at: loop.now) {
