@@ -121,8 +121,10 @@ public final class CastSimulator: Sendable {
 
             let castAddress = cast.localAddress!
             let allListeners = NIOLockedValueBox(listeners)
-            let discovery = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort, loop: loop)
+            let (discovery, discoveryStatus) = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort,
+                                                                        loop: loop)
             try await loop.submit {
+                runner.value.setDiscovery(discoveryStatus)
                 _ = runner.value.news.subscribe { news in
                     guard case .event(let event) = news else { return }
                     discovery?.deviceEvent(event, snapshot: { runner.value.snapshot })
@@ -186,31 +188,35 @@ public final class CastSimulator: Sendable {
         }
     }
 
-    /// The mDNS advertiser the configuration asks for, probing already.
+    /// The mDNS advertiser the configuration asks for, probing already (or none), and what
+    /// it does: where the device is advertised, or why it is not.
     private static func startDiscovery(_ configuration: SimulatorConfiguration, castPort: Int, loop: any EventLoop) async throws
-        -> RunningDiscovery?
+        -> (RunningDiscovery?, DiscoveryStatus)
     {
         let description = CastServiceDescription(configuration.device, port: castPort)
+        let mode = configuration.discovery.statusMode
         let interfaces: [String]
         switch configuration.discovery {
         case .off:
-            return nil
+            return (nil, .notAdvertised(.off, "discovery is off (castsim run --mdns off)"))
         case .avahi(let names), .builtin(let names):
             interfaces = names
         }
         if interfaces.isEmpty, SocketAddress.isLoopback(host: configuration.host) {
             // An address no other host can reach is not announced to the network.
-            configuration.logger.info("mDNS: listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway")
-            return nil
+            let reason = "listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway"
+            configuration.logger.info("mDNS: \(reason)")
+            return (nil, .notAdvertised(mode, reason))
         }
         switch configuration.discovery {
         case .off:
-            return nil
+            return (nil, .notAdvertised(.off, "discovery is off"))
         case .avahi:
             #if Avahi
             do {
-                return .avahi(try AvahiAdvertiser(interfaceNames: interfaces, host: configuration.host, description: description,
-                                                  logger: configuration.logger))
+                let advertiser = try AvahiAdvertiser(interfaceNames: interfaces, host: configuration.host, description: description,
+                                                     logger: configuration.logger)
+                return (.avahi(advertiser), DiscoveryStatus(mode: .avahi, advertised: true, interfaces: advertiser.interfaceNames))
             } catch let error as MDNSError {
                 throw DiscoveryUnavailable(description: "Avahi: \(error.description)")
             }
@@ -219,13 +225,14 @@ public final class CastSimulator: Sendable {
             #endif
         case .builtin:
             do {
-                return .builtin(try await Advertiser.start(interfaceNames: interfaces, host: configuration.host, description: description,
-                                                           loop: loop, logger: configuration.logger))
+                let (advertiser, answering) = try await Advertiser.start(interfaceNames: interfaces, host: configuration.host,
+                                                                         description: description, loop: loop, logger: configuration.logger)
+                return (.builtin(advertiser), DiscoveryStatus(mode: .builtin, advertised: true, interfaces: answering))
             } catch let error as MDNSError where interfaces.isEmpty {
                 // Nothing to advertise on (a box with loopback only) or port 5353 refused:
                 // the device works without being found, and says so.
                 configuration.logger.error("mDNS advertising is off: \(error.description)")
-                return nil
+                return (nil, .notAdvertised(.builtin, "the mDNS responder could not start: \(error.description)"))
             } catch let error as MDNSError {
                 throw DiscoveryUnavailable(description: "mDNS: \(error.description)")
             }
@@ -343,6 +350,12 @@ public final class CastSimulator: Sendable {
     /// The clock's mode and the simulation time now.
     public func clock() async throws -> (mode: ClockMode, time: SimTime) {
         try await onDeviceLoop { $0.clockReading }
+    }
+
+    /// What discovery does for the device now: who advertises it, whether it is advertised
+    /// (and why not), on which interfaces.
+    public func discovery() async throws -> DiscoveryStatus {
+        try await onDeviceLoop { $0.discoveryStatus }
     }
 
     /// Carries out a timeline action now, as a scenario step would (the control API's

@@ -31,9 +31,10 @@ final class Advertiser {
         self.host = host
     }
 
-    /// Opens the sockets and starts probing on every interface.
+    /// Opens the sockets and starts probing on every interface; returns the advertiser and
+    /// the names of the interfaces it answers on.
     static func start(interfaceNames: [String], host: String, description: CastServiceDescription, loop: any EventLoop,
-                      logger: Logger) async throws -> NIOLoopBound<Advertiser> {
+                      logger: Logger) async throws -> (NIOLoopBound<Advertiser>, interfaces: [String]) {
         let interfaces = try MDNSInterface.find(named: interfaceNames)
         guard !interfaces.isEmpty else { throw MDNSError.noInterfaces }
         let box = NIOLockedValueBox<NIOLoopBound<Advertiser>?>(nil)
@@ -55,7 +56,8 @@ final class Advertiser {
             return NIOLoopBound(advertiser, eventLoop: loop)
         }.get()
         box.withLockedValue { $0 = advertiser }
-        return advertiser
+        let answering = interfaces.filter { interface in sockets.endpoints.contains { $0.interface == interface } }
+        return (advertiser, answering.map(\.name))
     }
 
     static var now: Double { Double(NIODeadline.now().uptimeNanoseconds) / 1e9 }

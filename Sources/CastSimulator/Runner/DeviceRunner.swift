@@ -53,6 +53,9 @@ package final class DeviceRunner {
     var earlyHouseholdSteps: [HouseholdStep] = []
     /// In relay mode, each sender connection's link to the upstream (``DeviceRunner+Relay``).
     var relay: RelayLinks?
+    /// Discovery as it was set up (``setDiscovery(_:)``), and its status as last told.
+    private var discoverySetup = DiscoveryStatus.notAdvertised(.off, "discovery is off (castsim run --mdns off)")
+    private var toldDiscovery: DiscoveryStatus?
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int,
          authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn, journalLimit: Int = MessageJournal.defaultLimit,
@@ -176,6 +179,27 @@ package final class DeviceRunner {
     /// The clock's mode and the simulation time now.
     package var clockReading: (mode: ClockMode, time: SimTime) { (clock.mode, now) }
 
+    /// What discovery does for the device now: as set up, unless the device withdrew.
+    package var discoveryStatus: DiscoveryStatus {
+        discoverySetup.following(withdrawn: !session.device.isAdvertised)
+    }
+
+    /// Who advertises the device and where (the simulator's discovery once started; a
+    /// household's runtime for a speaker group's endpoint).
+    package func setDiscovery(_ setup: DiscoveryStatus) {
+        loop.preconditionInEventLoop()
+        discoverySetup = setup
+        tellDiscovery()
+    }
+
+    /// News of the discovery status when it differs from what was told last.
+    private func tellDiscovery() {
+        let status = discoveryStatus
+        guard status != toldDiscovery else { return }
+        toldDiscovery = status
+        news.publish(.discovery(status))
+    }
+
     /// Carries out a timeline action now (the control API's `act`); `json` is how it was
     /// written, for recordings.
     package func act(_ action: TimelineStep.Action, json: JSONValue? = nil) {
@@ -219,6 +243,7 @@ package final class DeviceRunner {
             news.publish(.event(DeviceEvent(time: now, kind: .advertisementChanged(.restore(host: nil, port: nil)))))
         }
         news.publish(.reset)
+        tellDiscovery()
         advanceToNow()
     }
 
@@ -346,6 +371,7 @@ package final class DeviceRunner {
                 logger.debug("event: \(LogText.escape(event.description, limit: 500))")
                 if case .connectionClosed(let id, .idleTimeout) = event.kind { writer.noteEnding(id, .idleTimeout) }
                 news.publish(.event(event))
+                if case .advertisementChanged = event.kind { tellDiscovery() }
             case .log(let line):
                 // The core escapes what senders supplied: the text is safe as it is.
                 logger.log(level: line.level.loggerLevel, "\(line.message)", metadata: line.connection.map { ["connection": "\($0)"] })
