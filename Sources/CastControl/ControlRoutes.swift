@@ -116,13 +116,19 @@ struct ControlRoutes: Sendable {
 
     private func state(_ request: Request) async throws -> Response {
         try Self.noQuery(request)
+        return ControlResponse.json(try await stateJSON())
+    }
+
+    /// What `GET /api/v1/state` answers.
+    func stateJSON() async throws -> JSONValue {
         let snapshot = try await simulator.snapshot()
         let clock = try await simulator.clock()
+        let discovery = try await simulator.discovery()
         // The journal only for what the EMP view shows of it: the newest EMP events sent.
         let empEvents = snapshot.runningApp?.state.emp == nil ? [] : try await simulator.journal(newest: StateView.empEventCount) {
             $0.direction == .outbound && $0.envelope.namespace == CastNamespace.emp
         }
-        return ControlResponse.json(StateView.json(snapshot, clock: clock, empEvents: empEvents))
+        return StateView.json(snapshot, clock: clock, empEvents: empEvents, discovery: discovery)
     }
 
     private func journal(_ request: Request, unhandledOnly: Bool) async throws -> Response {

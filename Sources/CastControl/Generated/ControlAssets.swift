@@ -716,7 +716,7 @@ enum ControlAssets {
           "events"
         ],
         "summary": "Live event stream (Server-Sent Events)",
-        "description": "Server-Sent Events; each event has an `event:` name and JSON `data:`. `hello` comes first, on connect, with the simulation time then (`{\"time\": 12.5}`). `device`: a typed device event, `{\"time\": 3.2, \"kind\": \"playerStateChanged\", \"text\": \"...\", ...fields}`, kinds as the core names them (connectionOpened, connectionClosed, senderConnected, senderDisconnected, appLaunched, appStopped, mediaSessionStarted, mediaSessionEnded, itemChanged, playerStateChanged, volumeChanged, streamVolumeChanged, playbackRateChanged, activeTracksChanged, textTrackStyleChanged, standbyChanged, advertisementChanged, faultApplied, messageUnhandled). `message`: a journal entry (as in `GET /api/v1/journal`). `clock`: the clock after a manual advance. `reset`: after a reset or a scenario load. `upstream` (relay mode, `castsim relay`): a sender connection's link to the upstream device came up or ended, `{\"connection\": 1, \"connected\": false, \"reason\": \"upstream 10.0.0.5:8009 refused the connection\"}` (`reason` null when it came up). A comment line (`: keep-alive`) every 15 s. The stream does not end by itself. A client too slow to keep up loses the oldest events (the stream never holds the device back).",
+        "description": "Server-Sent Events; each event has an `event:` name and JSON `data:`. `hello` comes first, on connect, with the simulation time then (`{\"time\": 12.5}`). `device`: a typed device event, `{\"time\": 3.2, \"kind\": \"playerStateChanged\", \"text\": \"...\", ...fields}`, kinds as the core names them (connectionOpened, connectionClosed, senderConnected, senderDisconnected, appLaunched, appStopped, mediaSessionStarted, mediaSessionEnded, itemChanged, playerStateChanged, volumeChanged, streamVolumeChanged, playbackRateChanged, activeTracksChanged, textTrackStyleChanged, standbyChanged, advertisementChanged, faultApplied, messageUnhandled). `message`: a journal entry (as in `GET /api/v1/journal`). `clock`: the clock after a manual advance. `reset`: after a reset or a scenario load. `upstream` (relay mode, `castsim relay`): a sender connection's link to the upstream device came up or ended, `{\"connection\": 1, \"connected\": false, \"reason\": \"upstream 10.0.0.5:8009 refused the connection\"}` (`reason` null when it came up). `discovery`: what discovery does for the device changed (withdrawn, restored, its advertiser started), the new status as in the state's `discovery`, `{\"mode\": \"builtin\", \"advertised\": false, \"reason\": \"withdrawn: ...\", \"interfaces\": [\"eth0\"]}`. A comment line (`: keep-alive`) every 15 s. The stream does not end by itself. A client too slow to keep up loses the oldest events (the stream never holds the device back).",
         "parameters": [
           {
             "$ref": "#/components/parameters/Device"
@@ -725,10 +725,10 @@ enum ControlAssets {
             "name": "types",
             "in": "query",
             "required": false,
-            "description": "Comma-separated names of the events to send: device, message, clock, reset, upstream (e.g. `device,clock`); default all. `hello` always comes first.",
+            "description": "Comma-separated names of the events to send: device, message, clock, reset, upstream, discovery (e.g. `device,clock`); default all. `hello` always comes first.",
             "schema": {
               "type": "string",
-              "pattern": "^,*((device|message|clock|reset|upstream)(,+(device|message|clock|reset|upstream))*,*)?$"
+              "pattern": "^,*((device|message|clock|reset|upstream|discovery)(,+(device|message|clock|reset|upstream|discovery))*,*)?$"
             }
           },
           {
@@ -1790,7 +1790,7 @@ enum ControlAssets {
           },
           "advertised": {
             "type": "boolean",
-            "description": "In senders' device pickers (not withdrawn)."
+            "description": "Advertised now: senders' browsers can find it (discovery.advertised; false with --mdns off, on loopback, or withdrawn)."
           },
           "deviceAuth": {
             "type": "string",
@@ -2165,7 +2165,8 @@ enum ControlAssets {
           "app",
           "connections",
           "media",
-          "emp"
+          "emp",
+          "discovery"
         ],
         "properties": {
           "time": {
@@ -2220,6 +2221,9 @@ enum ControlAssets {
               }
             ],
             "description": "EMP receiver only; null otherwise."
+          },
+          "discovery": {
+            "$ref": "#/components/schemas/Discovery"
           }
         }
       },
@@ -2791,7 +2795,8 @@ enum ControlAssets {
             "description": "HOST:PORT of its eureka_info over HTTPS, null when off."
           },
           "advertised": {
-            "type": "boolean"
+            "type": "boolean",
+            "description": "Advertised now (as the state's discovery.advertised)."
           },
           "app": {
             "oneOf": [
@@ -2808,6 +2813,53 @@ enum ControlAssets {
             "minimum": 0,
             "description": "Sender connections open."
           }
+        }
+      },
+      "Discovery": {
+        "type": "object",
+        "required": [
+          "mode",
+          "advertised",
+          "reason",
+          "interfaces"
+        ],
+        "description": "What discovery does for the device: who advertises it over mDNS, whether it is advertised now and, when not, why.",
+        "properties": {
+          "mode": {
+            "type": "string",
+            "enum": [
+              "builtin",
+              "avahi",
+              "off"
+            ],
+            "description": "builtin: castsim's own mDNS responder; avahi: a running avahi-daemon; off: nothing advertises the device (castsim run --mdns off; an embedded device by default)."
+          },
+          "advertised": {
+            "type": "boolean",
+            "description": "True while a browser on one of `interfaces` finds the device."
+          },
+          "reason": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why it is not advertised: discovery off, listening on loopback only (not announced unless --interface names one), the responder could not start, or withdrawn (a withdraw step, or the device went offline; starts with \"withdrawn\"). Null while advertised."
+          },
+          "interfaces": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The network interfaces discovery runs on, by name (the responder's, or those Avahi publishes on); empty when nothing runs."
+          }
+        },
+        "example": {
+          "mode": "builtin",
+          "advertised": true,
+          "reason": null,
+          "interfaces": [
+            "eth0"
+          ]
         }
       }
     },
@@ -3067,7 +3119,7 @@ enum ControlAssets {
     <select id="device-picker" class="device-picker" data-testid="device-picker" aria-label="Device of this castsim" hidden></select>
     <span id="device-name" class="device-name">—</span>
     <span id="device-model" class="muted"></span>
-    <span id="device-advertised" class="chip" title="mDNS advertisement">—</span>
+    <span id="device-advertised" class="chip" data-testid="device-advertised" title="mDNS advertisement">—</span>
   </div>
   <div class="topbar-right">
     <div class="clock" id="clock" data-testid="clock" title="Device clock (simulation seconds)">
@@ -3944,6 +3996,33 @@ enum ControlAssets {
     }
   }
 
+  /** The "advertised" badge: what discovery really does, and why (its tooltip). */
+  function renderDiscovery(s) {
+    const badge = $("device-advertised");
+    const d = s.discovery;
+    let label;
+    let kind;
+    let why;
+    if (s.replay) {
+      [label, kind, why] = ["recorded", "", "A recording: the device as it was, not advertised now"];
+    } else if (d && typeof d === "object") {
+      const withdrawn = !d.advertised && typeof d.reason === "string" && d.reason.startsWith("withdrawn");
+      label = d.advertised ? "advertised" : withdrawn ? "withdrawn" : "not advertised";
+      kind = d.advertised ? "on" : "off";
+      const by = d.mode === "avahi" ? "mDNS through avahi-daemon" : d.mode === "builtin" ? "mDNS (castsim's own responder)" : "mDNS off";
+      const where = Array.isArray(d.interfaces) && d.interfaces.length ? " on " + d.interfaces.join(", ") : "";
+      why = d.advertised ? `Advertised by ${by}${where}` : `Not advertised: ${d.reason || by}`;
+      badge.dataset.mode = String(d.mode || "");
+    } else {
+      const on = s.device && s.device.advertised !== false;
+      [label, kind, why] = [on ? "advertised" : "not advertised", on ? "on" : "off", "mDNS advertisement"];
+    }
+    badge.textContent = label;
+    badge.className = "chip " + kind;
+    badge.title = why;
+    badge.dataset.advertised = String(kind === "on");
+  }
+
   let sliderBusy = false;
   function render() {
     const s = state;
@@ -3951,9 +4030,7 @@ enum ControlAssets {
     const device = s.device || {};
     $("device-name").textContent = device.name || "castsim";
     $("device-model").textContent = [device.model, device.manufacturer].filter(Boolean).join(" · ");
-    const adv = $("device-advertised");
-    adv.textContent = s.replay ? "recorded" : device.advertised === false ? "not advertised" : "advertised";
-    adv.className = "chip " + (s.replay ? "" : device.advertised === false ? "off" : "on");
+    renderDiscovery(s);
     const authSelect = $("device-auth");
     if (device.deviceAuth && document.activeElement !== authSelect) {
       if (![...authSelect.options].some((o) => o.value === device.deviceAuth)) {
@@ -4390,6 +4467,15 @@ enum ControlAssets {
     });
     source.addEventListener("reset", () => {
       resyncJournal();
+      scheduleState(100);
+    });
+    source.addEventListener("discovery", (event) => {
+      const data = parse(event);
+      if (data && state && !replaying) {
+        state.discovery = data;
+        if (state.device) state.device.advertised = !!data.advertised;
+        renderDiscovery(state);
+      }
       scheduleState(100);
     });
     source.addEventListener("message", (event) => {
