@@ -56,7 +56,12 @@ struct ControlRoutes: Sendable {
     ]
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/") { _, _ in ControlResponse.text(ControlAssets.dashboardHTML, contentType: "text/html; charset=utf-8") }
+        router.get("/") { request, _ in
+            // With the state of the device `?device=` names in it; a name no device has gets
+            // the page alone, whose fetches then say so.
+            let state = try? await on(request).stateJSON()
+            return ControlResponse.text(DashboardPage.html(ControlAssets.dashboardHTML, state: state), contentType: "text/html; charset=utf-8")
+        }
         router.get("/dashboard.js") { _, _ in ControlResponse.text(ControlAssets.dashboardJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/recording.js") { _, _ in ControlResponse.text(ControlAssets.recordingJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }

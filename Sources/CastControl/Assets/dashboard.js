@@ -1343,7 +1343,21 @@
     });
   }
 
+  /** The state the page was served with (GET / embeds it), or null. */
+  function servedState() {
+    const element = $("initial-state");
+    if (!element) return null;
+    try { return JSON.parse(element.textContent); } catch (_) { return null; }
+  }
+
   function start() {
+    // The first paint shows the device as it was when the page was served; the fetches
+    // below bring it up to date.
+    const served = servedState();
+    if (served) {
+      applyState(served);
+      $("clock-time").textContent = fmtSim(deviceNow());
+    }
     setupDevicePicker();
     setupLog();
     setupControls();

@@ -822,7 +822,7 @@ enum ControlAssets {
           "dashboard"
         ],
         "summary": "The dashboard",
-        "description": "The dashboard page (HTML, CSS and JavaScript embedded in the binary; nothing fetched from elsewhere).",
+        "description": "The dashboard page (HTML, CSS and JavaScript embedded in the binary; nothing fetched from elsewhere), with the device's state (as GET /api/v1/state answers it, for the device `?device=` names) in a `<script type=\"application/json\" id=\"initial-state\">` element: the page's first paint shows the device before its script fetches anything.",
         "responses": {
           "200": {
             "description": "The dashboard page.",
@@ -3111,6 +3111,8 @@ enum ControlAssets {
 <link rel="stylesheet" href="dashboard.css">
 <script src="dashboard.js" defer></script>
 <script src="recording.js" defer></script>
+<!-- GET / fills this in with the device's state (GET /api/v1/state) as the page is served: the script shows it before it fetches anything. -->
+<script type="application/json" id="initial-state">null</script>
 </head>
 <body>
 <header class="topbar">
@@ -4660,7 +4662,21 @@ enum ControlAssets {
     });
   }
 
+  /** The state the page was served with (GET / embeds it), or null. */
+  function servedState() {
+    const element = $("initial-state");
+    if (!element) return null;
+    try { return JSON.parse(element.textContent); } catch (_) { return null; }
+  }
+
   function start() {
+    // The first paint shows the device as it was when the page was served; the fetches
+    // below bring it up to date.
+    const served = servedState();
+    if (served) {
+      applyState(served);
+      $("clock-time").textContent = fmtSim(deviceNow());
+    }
     setupDevicePicker();
     setupLog();
     setupControls();
