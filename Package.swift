@@ -146,8 +146,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // `castsim --version` names the commit it was built from.
+            plugins: [.plugin(name: "BuildCommitPlugin")]
         ),
+        // Writes the git commit into BuildCommit.swift before every build (only when it changes).
+        .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
         // Load generator for sizing a CI backend: `swift run -c release castsim-load --help`.
         .executableTarget(
             name: "castsim-load",

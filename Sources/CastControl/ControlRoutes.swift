@@ -56,7 +56,12 @@ struct ControlRoutes: Sendable {
     ]
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/") { _, _ in ControlResponse.text(DashboardPage.html, contentType: "text/html; charset=utf-8") }
+        router.get("/") { request, _ in
+            // With the state of the device `?device=` names in it; a name no device has gets
+            // the page alone, whose fetches then say so.
+            let state = try? await on(request).stateJSON()
+            return ControlResponse.text(DashboardPage.html(state: state), contentType: "text/html; charset=utf-8")
+        }
         router.get("/dashboard.js") { _, _ in ControlResponse.text(ControlAssets.dashboardJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/recording.js") { _, _ in ControlResponse.text(ControlAssets.recordingJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }
@@ -116,8 +121,14 @@ struct ControlRoutes: Sendable {
 
     private func state(_ request: Request) async throws -> Response {
         try Self.noQuery(request)
+        return ControlResponse.json(try await stateJSON())
+    }
+
+    /// What `GET /api/v1/state` answers.
+    func stateJSON() async throws -> JSONValue {
         let snapshot = try await simulator.snapshot()
         let clock = try await simulator.clock()
+        let discovery = try await simulator.discovery()
         // The journal only for what the running app's panel shows of it: the newest
         // messages sent on its namespace.
         var panelEvents: [JournalEntry] = []
@@ -126,7 +137,7 @@ struct ControlRoutes: Sendable {
                 $0.direction == .outbound && $0.envelope.namespace == namespace
             }
         }
-        return ControlResponse.json(StateView.json(snapshot, clock: clock, panelEvents: panelEvents))
+        return StateView.json(snapshot, clock: clock, panelEvents: panelEvents, discovery: discovery)
     }
 
     private func journal(_ request: Request, unhandledOnly: Bool) async throws -> Response {

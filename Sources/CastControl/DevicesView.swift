@@ -7,6 +7,7 @@ import CastWire
 enum DevicesView {
     static func json(_ simulator: CastSimulator) async throws -> JSONValue {
         let snapshot = try await simulator.snapshot()
+        let discovery = try await simulator.discovery()
         let identity = snapshot.identity
         return [
             "name": .string(identity.friendlyName), "model": .string(identity.modelName), "uuid": .string(identity.uuid),
@@ -14,7 +15,7 @@ enum DevicesView {
             "cast": .string(simulator.castAddress.hostAndPort),
             "http": simulator.httpAddress.map { .string($0.hostAndPort) } ?? nil,
             "https": simulator.httpsAddress.map { .string($0.hostAndPort) } ?? nil,
-            "advertised": .bool(snapshot.isAdvertised),
+            "advertised": .bool(discovery.advertised),
             "app": snapshot.runningApp.map(StateView.app) ?? nil,
             "connections": .number(Double(snapshot.connections.count)),
         ]

@@ -17,7 +17,7 @@ final class EventStreams: Sendable {
     }
 
     private let streams = NIOLockedValueBox(Streams())
-    static let kinds: Set<String> = ["device", "message", "clock", "reset", "upstream"]
+    static let kinds: Set<String> = ["device", "message", "clock", "reset", "upstream", "discovery"]
     static let keepAliveInterval: Duration = .seconds(15)
     static let buffer = 4096
     /// Streams open at once: each holds up to `buffer` events for a slow reader.
@@ -130,6 +130,7 @@ final class EventStreams: Sendable {
         case .upstream(let connection, let connected, let reason) where wanted.contains("upstream"):
             frame("upstream", ["connection": .number(Double(connection.rawValue)), "connected": .bool(connected),
                                "reason": reason.map(JSONValue.string) ?? .null])
+        case .discovery(let status) where wanted.contains("discovery"): frame("discovery", DiscoveryView.json(status))
         default: nil
         }
     }

@@ -10,7 +10,8 @@ enum StateView {
 
     /// `panelEvents`: the newest messages the device sent on the running app's panel's
     /// namespace (``AppPanel/eventsNamespace``), oldest first.
-    static func json(_ snapshot: DeviceSnapshot, clock: (mode: ClockMode, time: SimTime), panelEvents: [JournalEntry]) -> JSONValue {
+    static func json(_ snapshot: DeviceSnapshot, clock: (mode: ClockMode, time: SimTime), panelEvents: [JournalEntry],
+                     discovery: DiscoveryStatus) -> JSONValue {
         let identity = snapshot.identity
         var links: [ConnectionID: [JSONValue]] = [:]
         for sender in snapshot.senders {
@@ -25,9 +26,10 @@ enum StateView {
             "device": [
                 "name": .string(identity.friendlyName), "model": .string(identity.modelName),
                 "manufacturer": .string(identity.manufacturer), "uuid": .string(identity.uuid), "udn": .string(identity.dashedUUID),
-                "advertised": .bool(snapshot.isAdvertised), "deviceAuth": .string(snapshot.deviceAuth.rawValue),
+                "advertised": .bool(discovery.advertised), "deviceAuth": .string(snapshot.deviceAuth.rawValue),
                 "standby": .bool(snapshot.isStandBy),
             ],
+            "discovery": DiscoveryView.json(discovery),
             "volume": snapshot.volume.json,
             "app": snapshot.runningApp.map(app) ?? nil,
             "connections": .array(snapshot.connections.map { id in

@@ -11,8 +11,8 @@ import HummingbirdCore
 import NIOPosix
 import NIOSSL
 
-/// A running simulated Cast device: its Cast TLS port, its HTTP endpoints and the
-/// device core, all on one event loop. Start it, talk to it, stop it.
+/// A running simulated Cast device: its Cast TLS port and the device core on one event
+/// loop, its HTTP endpoints beside them. Start it, talk to it, stop it.
 ///
 /// ```swift
 /// let simulator = try await CastSimulator.start(configuration)
@@ -43,8 +43,13 @@ public final class CastSimulator: Sendable {
     private let completion: EventLoopFuture<Void>
     /// The recording being written, and its subscription on the device's loop.
     private let recording = NIOLockedValueBox(RecordingSlot.idle)
-    /// Open ``news(buffering:)`` streams, finished when the simulator stops.
-    private let newsStreams = NIOLockedValueBox((open: [Int: AsyncStream<SimulatorNews>.Continuation](), lastId: 0))
+    /// Open ``news(buffering:)`` streams, finished when the simulator stops (`closed`: no
+    /// new one is opened after).
+    private let newsStreams = NIOLockedValueBox((open: [Int: AsyncStream<SimulatorNews>.Continuation](), lastId: 0, closed: false))
+    /// Open until ``stop()`` is done with the device's loop. Whatever reaches the loop from
+    /// outside goes through it, under its lock: nothing is scheduled on a loop that has
+    /// shut down (a stream ending late, a request arriving as castsim stops).
+    private let loopGate = NIOLockedValueBox(true)
 
     private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup, ownsGroup: Bool,
                  runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: NIOLockedValueBox<[any Channel]>,
@@ -109,15 +114,17 @@ public final class CastSimulator: Sendable {
             } catch {
                 throw ListenError(listener: .cast, host: configuration.host, port: configuration.castPort, error: error)
             }
-            let http = try await eurekaServer(.http, port: configuration.httpPort, tls: nil, group: group, configuration: configuration)
+            let http = try await eurekaServer(.http, port: configuration.httpPort, tls: nil, configuration: configuration)
             http.map { httpServers.append($0) }
-            let https = try await eurekaServer(.https, port: configuration.httpsPort, tls: tls, group: group, configuration: configuration)
+            let https = try await eurekaServer(.https, port: configuration.httpsPort, tls: tls, configuration: configuration)
             https.map { httpServers.append($0) }
 
             let castAddress = cast.localAddress!
             let allListeners = NIOLockedValueBox(listeners)
-            let discovery = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort, loop: loop)
+            let (discovery, discoveryStatus) = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort,
+                                                                        loop: loop)
             try await loop.submit {
+                runner.value.setDiscovery(discoveryStatus)
                 _ = runner.value.news.subscribe { news in
                     guard case .event(let event) = news else { return }
                     discovery?.deviceEvent(event, snapshot: { runner.value.snapshot })
@@ -143,7 +150,7 @@ public final class CastSimulator: Sendable {
                 configuration: configuration, tls: tls, group: group, ownsGroup: shared == nil, runner: runner,
                 completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress, http: http, https: https)
         } catch {
-            if let runner = startedRunner { try? await loop.submit { runner.value.shutDown() }.get() }
+            if let runner = startedRunner { try? await loop.flatSubmit { runner.value.shutDown() }.get() }
             for server in httpServers { await server.stop() }
             for channel in listeners { try? await channel.close() }
             if shared == nil { try? await group.shutdownGracefully() }
@@ -153,8 +160,13 @@ public final class CastSimulator: Sendable {
 
     /// `/setup/eureka_info` on `port` (nil: not served), over TLS when `tls` is given; a
     /// port it cannot bind is a ``ListenError`` naming `listener`.
+    ///
+    /// On NIO's process-wide group, not the device's loop: Hummingbird's graceful shutdown
+    /// finishes in a task of its own that nothing can wait for, and that task still reaches
+    /// the server's loop after the server has stopped. The device's loop goes when the
+    /// device stops; the process-wide one never goes.
     private static func eurekaServer(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?,
-                                     group: MultiThreadedEventLoopGroup, configuration: SimulatorConfiguration) async throws
+                                     configuration: SimulatorConfiguration) async throws
         -> RunningHTTPServer?
     {
         guard let port else { return nil }
@@ -169,38 +181,42 @@ public final class CastSimulator: Sendable {
             return try await RunningHTTPServer.start(logger: quiet) { onServerRunning in
                 Application(router: router, server: server,
                             configuration: .init(address: .hostname(configuration.host, port: port), serverName: nil, reuseAddress: true),
-                            onServerRunning: onServerRunning, eventLoopGroupProvider: .shared(group), logger: quiet)
+                            onServerRunning: onServerRunning, eventLoopGroupProvider: .singleton, logger: quiet)
             }
         } catch {
             throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
         }
     }
 
-    /// The mDNS advertiser the configuration asks for, probing already.
+    /// The mDNS advertiser the configuration asks for, probing already (or none), and what
+    /// it does: where the device is advertised, or why it is not.
     private static func startDiscovery(_ configuration: SimulatorConfiguration, castPort: Int, loop: any EventLoop) async throws
-        -> RunningDiscovery?
+        -> (RunningDiscovery?, DiscoveryStatus)
     {
         let description = CastServiceDescription(configuration.device, port: castPort)
+        let mode = configuration.discovery.statusMode
         let interfaces: [String]
         switch configuration.discovery {
         case .off:
-            return nil
+            return (nil, .notAdvertised(.off, "discovery is off (castsim run --mdns off)"))
         case .avahi(let names), .builtin(let names):
             interfaces = names
         }
         if interfaces.isEmpty, SocketAddress.isLoopback(host: configuration.host) {
             // An address no other host can reach is not announced to the network.
-            configuration.logger.info("mDNS: listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway")
-            return nil
+            let reason = "listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway"
+            configuration.logger.info("mDNS: \(reason)")
+            return (nil, .notAdvertised(mode, reason))
         }
         switch configuration.discovery {
         case .off:
-            return nil
+            return (nil, .notAdvertised(.off, "discovery is off"))
         case .avahi:
             #if Avahi
             do {
-                return .avahi(try AvahiAdvertiser(interfaceNames: interfaces, host: configuration.host, description: description,
-                                                  logger: configuration.logger))
+                let advertiser = try AvahiAdvertiser(interfaceNames: interfaces, host: configuration.host, description: description,
+                                                     logger: configuration.logger)
+                return (.avahi(advertiser), DiscoveryStatus(mode: .avahi, advertised: true, interfaces: advertiser.interfaceNames))
             } catch let error as MDNSError {
                 throw DiscoveryUnavailable(description: "Avahi: \(error.description)")
             }
@@ -209,13 +225,14 @@ public final class CastSimulator: Sendable {
             #endif
         case .builtin:
             do {
-                return .builtin(try await Advertiser.start(interfaceNames: interfaces, host: configuration.host, description: description,
-                                                           loop: loop, logger: configuration.logger))
+                let (advertiser, answering) = try await Advertiser.start(interfaceNames: interfaces, host: configuration.host,
+                                                                         description: description, loop: loop, logger: configuration.logger)
+                return (.builtin(advertiser), DiscoveryStatus(mode: .builtin, advertised: true, interfaces: answering))
             } catch let error as MDNSError where interfaces.isEmpty {
                 // Nothing to advertise on (a box with loopback only) or port 5353 refused:
                 // the device works without being found, and says so.
                 configuration.logger.error("mDNS advertising is off: \(error.description)")
-                return nil
+                return (nil, .notAdvertised(.builtin, "the mDNS responder could not start: \(error.description)"))
             } catch let error as MDNSError {
                 throw DiscoveryUnavailable(description: "mDNS: \(error.description)")
             }
@@ -274,16 +291,24 @@ public final class CastSimulator: Sendable {
         return address
     }
 
-    /// Closes every connection and listener and releases the ports.
+    /// Closes every connection and listener and releases the ports. In an order that leaves
+    /// nothing to run on the device's loop once it is gone: first nothing new comes in (the
+    /// listeners close, the HTTP servers finish their requests), then the senders'
+    /// connections close and the device hears of each, the advertisement says goodbye, the
+    /// recording ends (with those closes), the event streams end, and the loop goes last.
     public func stop() async {
-        _ = await stopRecording(final: true)
         tls.stop()
-        for stream in newsStreams.withLockedValue({ Array($0.open.values) }) { stream.finish() }
-        try? await onDeviceLoop { $0.shutDown() }
-        // Goodbyes before the device goes.
-        await discovery?.shutDown()
         for listener in listeners.withLockedValue({ $0 }) { try? await listener.close() }
         for server in httpServers { await server.stop() }
+        if let closed = try? await onDeviceLoop({ $0.shutDown() }) { try? await closed.get() }
+        await discovery?.shutDown()
+        _ = await stopRecording(final: true)
+        let streams = newsStreams.withLockedValue { streams in
+            streams.closed = true
+            return Array(streams.open.values)
+        }
+        for stream in streams { stream.finish() }
+        loopGate.withLockedValue { $0 = false }
         if ownsGroup { try? await group.shutdownGracefully() }
     }
 
@@ -325,6 +350,12 @@ public final class CastSimulator: Sendable {
     /// The clock's mode and the simulation time now.
     public func clock() async throws -> (mode: ClockMode, time: SimTime) {
         try await onDeviceLoop { $0.clockReading }
+    }
+
+    /// What discovery does for the device now: who advertises it, whether it is advertised
+    /// (and why not), on which interfaces.
+    public func discovery() async throws -> DiscoveryStatus {
+        try await onDeviceLoop { $0.discoveryStatus }
     }
 
     /// Carries out a timeline action now, as a scenario step would (the control API's
@@ -387,17 +418,24 @@ public final class CastSimulator: Sendable {
     public func news(buffering limit: Int = 4096) -> AsyncStream<SimulatorNews> {
         let runner = self.runner
         let (stream, continuation) = AsyncStream.makeStream(of: SimulatorNews.self, bufferingPolicy: .bufferingNewest(limit))
-        let streamId = newsStreams.withLockedValue { streams in
+        let streamId = newsStreams.withLockedValue { streams -> Int? in
+            guard !streams.closed else { return nil }
             streams.lastId += 1
             streams.open[streams.lastId] = continuation
             return streams.lastId
         }
+        guard let streamId else {
+            // The simulator has stopped: nothing more happens.
+            continuation.finish()
+            return stream
+        }
         // Read and written on the loop only: whichever of subscribing and ending runs
         // first, the runner keeps no subscriber for a stream that has ended.
         let subscription = NIOLockedValueBox((id: Int?.none, ended: false))
-        continuation.onTermination = { [newsStreams] _ in
+        continuation.onTermination = { [newsStreams, loopGate] _ in
             newsStreams.withLockedValue { _ = $0.open.removeValue(forKey: streamId) }
-            runner.eventLoop.execute {
+            // A stream that ends as the simulator stops, or after: its subscriber went with the device.
+            Self.execute(on: runner, through: loopGate) {
                 let id = subscription.withLockedValue { state in
                     state.ended = true
                     return state.id
@@ -405,7 +443,7 @@ public final class CastSimulator: Sendable {
                 if let id { runner.value.unsubscribe(id) }
             }
         }
-        runner.eventLoop.execute {
+        Self.execute(on: runner, through: loopGate) {
             guard !subscription.withLockedValue({ $0.ended }) else { return }
             let id = runner.value.subscribe { continuation.yield($0) }
             subscription.withLockedValue { $0.id = id }
@@ -433,7 +471,6 @@ public final class CastSimulator: Sendable {
     /// allows replacing it.
     package func startRecording(to path: String, redacting redaction: PayloadRedaction = .none, existing: Recorder.Existing = .refuse,
                                 version: String = CastsimVersion.current) async throws -> Recorder.Status {
-        let runner = self.runner
         let configuration = self.configuration
         let castAddress = self.castAddress
         let recording = self.recording
@@ -478,7 +515,6 @@ public final class CastSimulator: Sendable {
     /// `final`: the simulator stops, and no recording starts after this.
     @discardableResult
     package func stopRecording(final: Bool = false) async -> Recorder.Status? {
-        let runner = self.runner
         let recording = self.recording
         let taken = recording.withLockedValue { slot -> (Recorder, Int)? in
             defer { if final { slot = .stopped } }
@@ -510,10 +546,26 @@ public final class CastSimulator: Sendable {
 
     /// Runs `body` with the device's runner on its own loop, and returns what it gives:
     /// every look at the device and every change to it from outside goes through here.
+    /// Throws ``SimulatorStopped`` once the simulator has stopped.
     func onDeviceLoop<T: Sendable>(_ body: @escaping @Sendable (DeviceRunner) throws -> T) async throws -> T {
         let runner = self.runner
-        return try await runner.eventLoop.submit { try body(runner.value) }.get()
+        let submitted = loopGate.withLockedValue { open in open ? runner.eventLoop.submit { try body(runner.value) } : nil }
+        guard let submitted else { throw SimulatorStopped() }
+        return try await submitted.get()
     }
+
+    /// Runs `body` on the device's loop, unless `gate` is closed (the simulator stopped).
+    private static func execute(on runner: NIOLoopBound<DeviceRunner>, through gate: NIOLockedValueBox<Bool>,
+                                _ body: @escaping @Sendable () -> Void) {
+        gate.withLockedValue { open in
+            if open { runner.eventLoop.execute(body) }
+        }
+    }
+}
+
+/// What a simulator that has stopped answers to anything asked of its device.
+public struct SimulatorStopped: Error, Sendable, CustomStringConvertible {
+    public var description: String { "the simulated device has stopped" }
 }
 
 extension CastServiceDescription {

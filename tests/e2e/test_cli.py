@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import time
@@ -15,6 +16,29 @@ SCENARIOS = REPO_ROOT / "scenarios"
 
 def run(binary: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(REPO_ROOT), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_version_names_the_version_and_the_commit_it_was_built_from(castsim_bin: Path) -> None:
+    """`castsim --version` and `castsim version`: the version CastsimVersion.swift holds and
+    HEAD of this checkout, `-dirty` when tracked files have changes (castsim is built from
+    this tree just before the tests run)."""
+    source = (REPO_ROOT / "Sources" / "CastSimulator" / "CastsimVersion.swift").read_text()
+    version = re.search(r'^ *public static let current = "(.*)"$', source, re.MULTILINE)
+    assert version, "CastsimVersion.swift holds no `public static let current = \"...\"` line"
+    head = git("rev-parse", "HEAD")
+    dirty = git("--no-optional-locks", "status", "--porcelain", "--untracked-files=no") != ""
+    for args in (["--version"], ["version"]):
+        result = run(castsim_bin, *args)
+        assert result.returncode == 0, result.stderr
+        line = re.fullmatch(r"castsim (\S+) \(([0-9a-f]{7,40})(-dirty)?\)\n", result.stdout)
+        assert line, f"castsim {' '.join(args)} printed {result.stdout!r}"
+        assert line[1] == version[1]
+        assert head.startswith(line[2]), f"built from {line[2]}, HEAD is {head}"
+        assert bool(line[3]) == dirty, f"{result.stdout.strip()!r}, but the tree is {'dirty' if dirty else 'clean'}"
 
 
 def test_validate_accepts_every_example(castsim_bin: Path) -> None:

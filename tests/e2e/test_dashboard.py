@@ -57,6 +57,38 @@ from dashboard_browser import (  # noqa: F401 - browser is a fixture
 # --------------------------------------------------------------------------
 
 
+def test_the_page_as_served_shows_the_device_before_any_fetch(
+    castsim_factory: Callable[..., CastsimDevice], browser: WebDriver
+) -> None:
+    """GET / comes with the device's state in it: the first paint has the device's name and
+    clock although the browser here gets no answer from the API at all. The state is escaped
+    for its <script> element: a name that closes it stays a name."""
+    name = 'Den </script><script>window.pwned = 1</script> & <!-- "TV"'
+    device = castsim_factory(name=name, extra_args=("--manual-clock",), console=True)
+    device.console("advance 90s")
+    wait_until(lambda: api_get(device, "clock")["time"] == 90, what="the manual clock at 90 s")
+
+    with urllib.request.urlopen(device.control_url + "/", timeout=10) as response:
+        html = response.read().decode("utf-8")
+    embedded = re.search(r'<script type="application/json" id="initial-state">(.*?)</script>', html, re.DOTALL)
+    assert embedded, "the page has no initial-state element"
+    served = json.loads(embedded[1])
+    assert served["device"]["name"] == name
+    assert served["clock"] == {"mode": "manual", "speed": None, "time": 90}
+    assert served["discovery"] == api_get(device, "state")["discovery"]
+
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/v1/*"]})
+    browser.get(device.control_url + "/")
+    path = screenshot(browser, "0-first-paint")
+    assert text(browser, "#device-name") == name, f"see {path}"
+    assert text(browser, "#clock-time") == "90.0 s" and text(browser, "#clock-mode") == "manual", f"see {path}"
+    assert browser.execute_script("return window.pwned === undefined"), "the name ran as a script"
+    # Started with --mdns off (the harness's default): the badge says so, and why.
+    assert text(browser, "#device-advertised") == "not advertised"
+    assert attr(browser, "#device-advertised", "title") == "Not advertised: discovery is off (castsim run --mdns off)"
+
+
 def test_the_tv_shows_what_plays_and_the_buttons_work(
     castsim_factory: Callable[..., CastsimDevice],
     sender_factory: Callable[[CastsimDevice], Sender],

@@ -158,6 +158,53 @@ def test_a_withdrawn_device_disappears_and_comes_back(link: Link, tmp_path: Path
         device.stop()
 
 
+def control_state(link: Link, device: CastsimDevice) -> dict:
+    """GET /api/v1/state from inside the device's namespace (the control API is on its 127.0.0.1)."""
+    fetch = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())"
+    result = link.run(link.device_ns, [PYTHON, "-c", fetch, device.control_url + "/api/v1/state"], capture_output=True, text=True,
+                      timeout=30)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+# The discovery events of the control API's stream, as JSON lines (the hello line too: it has a time).
+DISCOVERY_EVENTS = """
+import sys, urllib.request
+with urllib.request.urlopen(sys.argv[1]) as stream:
+    for line in stream:
+        if line.startswith(b"data: "):
+            print(line[6:].decode().strip(), flush=True)
+"""
+
+
+def test_the_state_says_where_it_is_advertised_and_when_it_is_withdrawn(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    scenario = tmp_path / "vanish.json"
+    scenario.write_text(json.dumps({
+        "name": "vanish", "clock": {"mode": "manual"}, "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"},
+        "timeline": [{"at": "1m", "withdraw": True}, {"at": "2m", "restore": True}],
+    }))
+    device = start_in(link, tmp_path, castsim_bin, name="Porch", console=True, extra_args=("--scenario", str(scenario)))
+    events = JsonLines(link.popen(link.device_ns, [PYTHON, "-c", DISCOVERY_EVENTS, device.control_url + "/api/v1/events?types=discovery"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    try:
+        advertised = {"mode": "builtin", "advertised": True, "reason": None, "interfaces": [link.device_if]}
+        state = control_state(link, device)
+        assert state["discovery"] == advertised and state["device"]["advertised"] is True
+        events.wait_for(lambda e: "time" in e, "the stream's hello")
+        device.console("advance 1m")
+        withdrawn = events.wait_for(lambda e: e.get("advertised") is False, "a discovery event: withdrawn")
+        assert withdrawn["mode"] == "builtin" and withdrawn["interfaces"] == [link.device_if]
+        assert withdrawn["reason"].startswith("withdrawn"), withdrawn
+        state = control_state(link, device)
+        assert state["discovery"] == withdrawn and state["device"]["advertised"] is False
+        device.console("advance 1m")
+        assert events.wait_for(lambda e: e.get("advertised") is True, "a discovery event: restored") == advertised
+        assert control_state(link, device)["discovery"] == advertised
+    finally:
+        events.stop()
+        device.stop()
+
+
 # --------------------------------------------------------------------------
 # --mdns avahi: the same records published through an avahi-daemon
 # --------------------------------------------------------------------------

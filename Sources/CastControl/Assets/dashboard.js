@@ -668,6 +668,33 @@
     }
   }
 
+  /** The "advertised" badge: what discovery really does, and why (its tooltip). */
+  function renderDiscovery(s) {
+    const badge = $("device-advertised");
+    const d = s.discovery;
+    let label;
+    let kind;
+    let why;
+    if (s.replay) {
+      [label, kind, why] = ["recorded", "", "A recording: the device as it was, not advertised now"];
+    } else if (d && typeof d === "object") {
+      const withdrawn = !d.advertised && typeof d.reason === "string" && d.reason.startsWith("withdrawn");
+      label = d.advertised ? "advertised" : withdrawn ? "withdrawn" : "not advertised";
+      kind = d.advertised ? "on" : "off";
+      const by = d.mode === "avahi" ? "mDNS through avahi-daemon" : d.mode === "builtin" ? "mDNS (castsim's own responder)" : "mDNS off";
+      const where = Array.isArray(d.interfaces) && d.interfaces.length ? " on " + d.interfaces.join(", ") : "";
+      why = d.advertised ? `Advertised by ${by}${where}` : `Not advertised: ${d.reason || by}`;
+      badge.dataset.mode = String(d.mode || "");
+    } else {
+      const on = s.device && s.device.advertised !== false;
+      [label, kind, why] = [on ? "advertised" : "not advertised", on ? "on" : "off", "mDNS advertisement"];
+    }
+    badge.textContent = label;
+    badge.className = "chip " + kind;
+    badge.title = why;
+    badge.dataset.advertised = String(kind === "on");
+  }
+
   let sliderBusy = false;
   function render() {
     const s = state;
@@ -675,9 +702,7 @@
     const device = s.device || {};
     $("device-name").textContent = device.name || "castsim";
     $("device-model").textContent = [device.model, device.manufacturer].filter(Boolean).join(" · ");
-    const adv = $("device-advertised");
-    adv.textContent = s.replay ? "recorded" : device.advertised === false ? "not advertised" : "advertised";
-    adv.className = "chip " + (s.replay ? "" : device.advertised === false ? "off" : "on");
+    renderDiscovery(s);
     const authSelect = $("device-auth");
     if (device.deviceAuth && document.activeElement !== authSelect) {
       if (![...authSelect.options].some((o) => o.value === device.deviceAuth)) {
@@ -1117,6 +1142,15 @@
       resyncJournal();
       scheduleState(100);
     });
+    source.addEventListener("discovery", (event) => {
+      const data = parse(event);
+      if (data && state && !replaying) {
+        state.discovery = data;
+        if (state.device) state.device.advertised = !!data.advertised;
+        renderDiscovery(state);
+      }
+      scheduleState(100);
+    });
     source.addEventListener("message", (event) => {
       const data = parse(event);
       if (data) onMessage(data);
@@ -1299,7 +1333,21 @@
     });
   }
 
+  /** The state the page was served with (GET / embeds it), or null. */
+  function servedState() {
+    const element = $("initial-state");
+    if (!element) return null;
+    try { return JSON.parse(element.textContent); } catch (_) { return null; }
+  }
+
   function start() {
+    // The first paint shows the device as it was when the page was served; the fetches
+    // below bring it up to date.
+    const served = servedState();
+    if (served) {
+      applyState(served);
+      $("clock-time").textContent = fmtSim(deviceNow());
+    }
     setupDevicePicker();
     setupLog();
     setupControls();

@@ -17,6 +17,9 @@ final class Advertiser {
     private var description: CastServiceDescription
     private var host: String
     private var timer: Scheduled<Void>?
+    /// After ``shutDown()``: no more timers or answers (the sockets are closing, and the
+    /// loop may go next).
+    private var stopped = false
     /// Where the datagram being answered came from, with its IPv6 scope: unicast replies go there.
     private var replyAddresses: [MDNSResponder.Peer: SocketAddress] = [:]
 
@@ -28,9 +31,10 @@ final class Advertiser {
         self.host = host
     }
 
-    /// Opens the sockets and starts probing on every interface.
+    /// Opens the sockets and starts probing on every interface; returns the advertiser and
+    /// the names of the interfaces it answers on.
     static func start(interfaceNames: [String], host: String, description: CastServiceDescription, loop: any EventLoop,
-                      logger: Logger) async throws -> NIOLoopBound<Advertiser> {
+                      logger: Logger) async throws -> (NIOLoopBound<Advertiser>, interfaces: [String]) {
         let interfaces = try MDNSInterface.find(named: interfaceNames)
         guard !interfaces.isEmpty else { throw MDNSError.noInterfaces }
         let box = NIOLockedValueBox<NIOLoopBound<Advertiser>?>(nil)
@@ -52,7 +56,8 @@ final class Advertiser {
             return NIOLoopBound(advertiser, eventLoop: loop)
         }.get()
         box.withLockedValue { $0 = advertiser }
-        return advertiser
+        let answering = interfaces.filter { interface in sockets.endpoints.contains { $0.interface == interface } }
+        return (advertiser, answering.map(\.name))
     }
 
     static var now: Double { Double(NIODeadline.now().uptimeNanoseconds) / 1e9 }
@@ -80,7 +85,7 @@ final class Advertiser {
     // MARK: Inputs
 
     func received(_ datagram: MDNSSockets.Datagram) {
-        guard var responder = responders[datagram.interfaceIndex], let address = Self.bytes(of: datagram.source),
+        guard !stopped, var responder = responders[datagram.interfaceIndex], let address = Self.bytes(of: datagram.source),
               let port = datagram.source.port else { return }
         let peer = MDNSResponder.Peer(address: address, port: port)
         let outputs = responder.received(datagram.bytes, from: peer, now: Self.now)
@@ -93,6 +98,7 @@ final class Advertiser {
 
     /// The device's events that change what it advertises.
     func deviceEvent(_ event: DeviceEvent, snapshot: () -> DeviceSnapshot) {
+        guard !stopped else { return }
         switch event.kind {
         case .appLaunched, .appStopped:
             update(description.following(snapshot().runningApp))
@@ -128,8 +134,11 @@ final class Advertiser {
 
     /// Goodbyes on every interface, then the sockets close.
     func shutDown() -> EventLoopFuture<Void> {
-        timer?.cancel()
+        guard !stopped else { return loop.makeSucceededVoidFuture() }
         each { responder, now in responder.shutdown(now: now) }
+        stopped = true
+        timer?.cancel()
+        timer = nil
         let sockets = self.sockets
         // The goodbyes are written before the sockets close: both go through the same loop.
         let promise = loop.makePromise(of: Void.self)
@@ -175,7 +184,7 @@ final class Advertiser {
     private func reschedule() {
         timer?.cancel()
         timer = nil
-        guard let next = responders.values.compactMap(\.nextDeadline).min() else { return }
+        guard !stopped, let next = responders.values.compactMap(\.nextDeadline).min() else { return }
         let delay = max(0, next - Self.now)
         // The task runs on this loop, where the advertiser lives.
         let bound = NIOLoopBound(self, eventLoop: loop)

@@ -236,6 +236,9 @@ final class AvahiAdvertiser: Sendable {
         return interfaces.flatMap { $0.ipv4 + $0.ipv6 }.compactMap(\.ipAddress)
     }
 
+    /// The interfaces it publishes on, by name.
+    var interfaceNames: [String] { interfaces.map(\.name) }
+
     func deviceEvent(_ event: DeviceEvent, snapshot: () -> DeviceSnapshot) {
         switch event.kind {
         case .appLaunched, .appStopped:

@@ -374,6 +374,9 @@ final class HouseholdRuntime {
         groupEndpoints[groupId]!.listeningHost = host
         let old = endpoint.advertiser
         groupEndpoints[groupId]!.advertiser = nil
+        if old != nil {
+            simulator.runner.value.setDiscovery(.notAdvertised(.builtin, "the group moves to its new leader at \(host); announced from there once it listens"))
+        }
         let bound = NIOLoopBound(self, eventLoop: loop)
         let loop = self.loop
         let logger = self.logger
@@ -400,16 +403,23 @@ final class HouseholdRuntime {
     private func advertise(_ groupId: String) {
         guard let endpoint = groupEndpoints[groupId], let simulator = endpoint.simulator, endpoint.advertiser == nil,
               let group = household.groups[groupId], let leader = devices[group.leaderId] else { return }
+        // The group's own endpoint runs with discovery off: its status is what this does.
+        let runner = simulator.runner
         let interfaces: [String]
         switch template.discovery {
         case .off: return
         case .builtin(let names): interfaces = names
         case .avahi:
             // The Avahi backend publishes one service per device; groups need the built-in responder.
-            logger.warning("group \"\(group.name)\" is not advertised: --mdns avahi publishes devices only; use --mdns builtin for groups")
+            let reason = "--mdns avahi publishes devices only; use --mdns builtin for groups"
+            logger.warning("group \"\(group.name)\" is not advertised: \(reason)")
+            runner.value.setDiscovery(.notAdvertised(.avahi, reason))
             return
         }
-        if interfaces.isEmpty, SocketAddress.isLoopback(host: endpoint.listeningHost) { return }
+        if interfaces.isEmpty, SocketAddress.isLoopback(host: endpoint.listeningHost) {
+            runner.value.setDiscovery(.notAdvertised(.builtin, "listening on loopback only (\(endpoint.listeningHost)), so not advertised"))
+            return
+        }
         let identity = simulator.configuration.device.identity
         var description = CastServiceDescription.group(
             uuid: groupId, name: group.name, modelName: identity.modelName, capabilities: identity.capabilityBits,
@@ -425,8 +435,8 @@ final class HouseholdRuntime {
         let generation = endpoint.generation
         track {
             do {
-                let advertiser = try await Advertiser.start(interfaceNames: interfaces, host: host, description: announced,
-                                                            loop: loop, logger: logger)
+                let (advertiser, answering) = try await Advertiser.start(interfaceNames: interfaces, host: host, description: announced,
+                                                                         loop: loop, logger: logger)
                 loop.execute {
                     let runtime = bound.value
                     guard let current = runtime.groupEndpoints[groupId], current.generation == generation, current.listeningHost == host,
@@ -435,9 +445,12 @@ final class HouseholdRuntime {
                         return
                     }
                     runtime.groupEndpoints[groupId]!.advertiser = .builtin(advertiser)
+                    runner.value.setDiscovery(DiscoveryStatus(mode: .builtin, advertised: true, interfaces: answering))
                 }
             } catch {
                 logger.error("group \"\(announced.friendlyName)\" is not advertised: \(error)")
+                let reason = "the mDNS responder could not start: \(error)"
+                loop.execute { runner.value.setDiscovery(.notAdvertised(.builtin, reason)) }
             }
         }
     }
@@ -456,7 +469,9 @@ final class HouseholdRuntime {
     }
 
     /// Stops every group endpoint once what is in flight has ended, and lets go of the
-    /// devices; the devices are the fleet's to stop.
+    /// devices; the devices are the fleet's to stop. The closure returns once no work of
+    /// the household is left, what that work started meanwhile included (a start that
+    /// lands while stopping stops what it started): the fleet's loop can go after it.
     func stop() -> @Sendable () async -> Void {
         stopping = true
         for simulator in devices.values { simulator.runner.value.detachHousehold() }
@@ -474,10 +489,16 @@ final class HouseholdRuntime {
         endpoints.withLockedValue { $0.removeAll() }
         let pending = Array(inFlight.values)
         let groupStops = stops
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let loop = self.loop
         return {
             // A start in flight stops what it started itself (`stopping`).
             for task in pending { await task.value }
             for stop in groupStops { await stop() }
+            // And whatever that work started in turn.
+            while let left = try? await loop.submit({ Array(bound.value.inFlight.values) }).get(), !left.isEmpty {
+                for task in left { await task.value }
+            }
         }
     }
 }

@@ -223,7 +223,8 @@ extension Recorder {
         case .input(let action, let time): (.input(action), time)
         case .upstream(let id, let connected, let reason): (.upstream(id, connected: connected, reason: reason), now)
         // The journal's late note on a message a rule held back: the recording has the message.
-        case .unhandled: nil
+        // Discovery follows the advertisement changes the recording has as faults and inputs.
+        case .unhandled, .discovery: nil
         }
     }
 }

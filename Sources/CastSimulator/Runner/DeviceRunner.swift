@@ -38,6 +38,8 @@ package final class DeviceRunner {
     /// Completed once the scenario's timeline and expectations are all done.
     package let completion: EventLoopPromise<Void>
     private var completed = false
+    /// Set by ``shutDown()``: the device sets no timer after it (its loop may be about to go).
+    private var stopped = false
     /// True while an input and its outputs are being carried out; see ``serially(_:)``.
     private var busy = false
     private var waitingInputs = CircularBuffer<() -> Void>()
@@ -51,6 +53,9 @@ package final class DeviceRunner {
     var earlyHouseholdSteps: [HouseholdStep] = []
     /// In relay mode, each sender connection's link to the upstream (``DeviceRunner+Relay``).
     var relay: RelayLinks?
+    /// Discovery as it was set up (``setDiscovery(_:)``), and its status as last told.
+    private var discoverySetup = DiscoveryStatus.notAdvertised(.off, "discovery is off (castsim run --mdns off)")
+    private var toldDiscovery: DiscoveryStatus?
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int,
          authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn, journalLimit: Int = MessageJournal.defaultLimit,
@@ -110,6 +115,11 @@ package final class DeviceRunner {
 
     func connectionOpened(_ id: ConnectionID, channel: any Channel, tlsCertificateDER: Data? = nil) {
         loop.preconditionInEventLoop()
+        guard !stopped else {
+            // Accepted as the device stopped: it is gone before it was there.
+            channel.drop()
+            return
+        }
         writer.add(id, channel: channel)
         liveness.opened(id, at: loop.now)
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "in-process")"])
@@ -169,6 +179,27 @@ package final class DeviceRunner {
     /// The clock's mode and the simulation time now.
     package var clockReading: (mode: ClockMode, time: SimTime) { (clock.mode, now) }
 
+    /// What discovery does for the device now: as set up, unless the device withdrew.
+    package var discoveryStatus: DiscoveryStatus {
+        discoverySetup.following(withdrawn: !session.device.isAdvertised)
+    }
+
+    /// Who advertises the device and where (the simulator's discovery once started; a
+    /// household's runtime for a speaker group's endpoint).
+    package func setDiscovery(_ setup: DiscoveryStatus) {
+        loop.preconditionInEventLoop()
+        discoverySetup = setup
+        tellDiscovery()
+    }
+
+    /// News of the discovery status when it differs from what was told last.
+    private func tellDiscovery() {
+        let status = discoveryStatus
+        guard status != toldDiscovery else { return }
+        toldDiscovery = status
+        news.publish(.discovery(status))
+    }
+
     /// Carries out a timeline action now (the control API's `act`); `json` is how it was
     /// written, for recordings.
     package func act(_ action: TimelineStep.Action, json: JSONValue? = nil) {
@@ -212,6 +243,7 @@ package final class DeviceRunner {
             news.publish(.event(DeviceEvent(time: now, kind: .advertisementChanged(.restore(host: nil, port: nil)))))
         }
         news.publish(.reset)
+        tellDiscovery()
         advanceToNow()
     }
 
@@ -303,17 +335,25 @@ package final class DeviceRunner {
         if batchDepth == 0, !busy { writer.flushWrites() }
     }
 
-    package func shutDown() {
+    /// Stops the device: its timers, its upstream links and every sender connection (each
+    /// close is news as its channel goes, as usual). Returns what completes once every
+    /// sender's channel is closed and the device has heard of it; no timer is set after this.
+    @discardableResult
+    package func shutDown() -> EventLoopFuture<Void> {
         loop.preconditionInEventLoop()
+        stopped = true
         wakeUp?.cancel()
         wakeUp = nil
+        wakeUpAt = nil
         liveness.cancel()
         closeEveryUpstream()
+        let closed = writer.sinks.values.map { $0.channel.closeFuture }
         writer.dropAll(as: .device)
         if !completed {
             completed = true
             completion.succeed()
         }
+        return EventLoopFuture.andAllComplete(closed, on: loop)
     }
 
     // MARK: Outputs
@@ -331,6 +371,7 @@ package final class DeviceRunner {
                 logger.debug("event: \(LogText.escape(event.description, limit: 500))")
                 if case .connectionClosed(let id, .idleTimeout) = event.kind { writer.noteEnding(id, .idleTimeout) }
                 news.publish(.event(event))
+                if case .advertisementChanged = event.kind { tellDiscovery() }
             case .log(let line):
                 // The core escapes what senders supplied: the text is safe as it is.
                 logger.log(level: line.level.loggerLevel, "\(line.message)", metadata: line.connection.map { ["connection": "\($0)"] })
@@ -400,6 +441,7 @@ package final class DeviceRunner {
     /// Wakes the device at its next deadline (end of media, a step ...) on the simulation
     /// clock, and at the next heartbeat due on the real one.
     private func scheduleWakeUps() {
+        guard !stopped else { return }
         liveness.scheduleWakeUp(on: loop) { [self] in
             liveness.wokeUp()
             for (id, due) in liveness.takeDue(at: loop.now) {

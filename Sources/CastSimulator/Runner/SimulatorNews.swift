@@ -26,4 +26,7 @@ public enum SimulatorNews: Sendable {
     /// In relay mode: a sender connection's link to the upstream came up (TLS done), or
     /// ended, with why (the upstream refused, reset or closed; the sender went).
     case upstream(ConnectionID, connected: Bool, reason: String?)
+    /// What discovery does for the device changed (it was withdrawn or restored, its
+    /// advertiser started): the status as it is now.
+    case discovery(DiscoveryStatus)
 }
