@@ -10,6 +10,7 @@ of every check. The recording player has its own file, test_dashboard_recording.
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 from collections.abc import Callable
