@@ -1,5 +1,3 @@
-import CastWire
-
 /// Durations as scenario files, the console and the command line write them: "250ms",
 /// "5s", "1h30m", "1.5s".
 package enum ScenarioDuration {
