@@ -122,7 +122,8 @@ let package = Package(
             // Written as ordinary files, carried in the binary (no bundle to install beside it).
             resources: [
                 .embedInCode("Assets/openapi.json"), .embedInCode("Assets/dashboard.html"), .embedInCode("Assets/dashboard.js"),
-                .embedInCode("Assets/recording.js"), .embedInCode("Assets/dashboard.css"),
+                .embedInCode("Assets/dashboard-panels.js"), .embedInCode("Assets/dashboard-log.js"),
+                .embedInCode("Assets/dashboard-live.js"), .embedInCode("Assets/recording.js"), .embedInCode("Assets/dashboard.css"),
             ]
         ),
         // What a Swift test needs: a device and a small Cast sender in a line or two.

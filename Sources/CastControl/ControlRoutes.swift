@@ -45,7 +45,8 @@ struct ControlRoutes: Sendable {
 
     /// Every path and the methods it takes: the router's, and what a 405 lists.
     static let table: [String: [HTTPRequest.Method]] = [
-        "/": [.get], "/dashboard.js": [.get], "/recording.js": [.get], "/dashboard.css": [.get],
+        "/": [.get], "/dashboard.js": [.get], "/dashboard-panels.js": [.get], "/dashboard-log.js": [.get],
+        "/dashboard-live.js": [.get], "/recording.js": [.get], "/dashboard.css": [.get],
         "\(prefix)/openapi.json": [.get], "\(prefix)/state": [.get],
         "\(prefix)/journal": [.get, .delete], "\(prefix)/journal/unhandled": [.get],
         "\(prefix)/verify": [.post], "\(prefix)/act": [.post],
@@ -63,6 +64,9 @@ struct ControlRoutes: Sendable {
             return ControlResponse.text(DashboardPage.html(state: state), contentType: "text/html; charset=utf-8")
         }
         router.get("/dashboard.js") { _, _ in ControlResponse.text(ControlAssets.dashboardJS, contentType: "text/javascript; charset=utf-8") }
+        router.get("/dashboard-panels.js") { _, _ in ControlResponse.text(ControlAssets.dashboardPanelsJS, contentType: "text/javascript; charset=utf-8") }
+        router.get("/dashboard-log.js") { _, _ in ControlResponse.text(ControlAssets.dashboardLogJS, contentType: "text/javascript; charset=utf-8") }
+        router.get("/dashboard-live.js") { _, _ in ControlResponse.text(ControlAssets.dashboardLiveJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/recording.js") { _, _ in ControlResponse.text(ControlAssets.recordingJS, contentType: "text/javascript; charset=utf-8") }
         router.get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }
         router.get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlOpenAPI.text, contentType: "application/json") }

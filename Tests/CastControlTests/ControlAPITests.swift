@@ -532,8 +532,9 @@ struct ControlAPITests {
             }
             let dashboard = try await http.get("/")
             #expect(dashboard.status == 200 && dashboard.headers["content-type"] == "text/html; charset=utf-8")
-            #expect(dashboard.body.contains("dashboard.js") && dashboard.body.contains("recording.js") && dashboard.body.contains("dashboard.css"))
-            for asset in ["dashboard.js", "recording.js", "dashboard.css"] {
+            let assets = ["dashboard.js", "dashboard-panels.js", "dashboard-log.js", "dashboard-live.js", "recording.js", "dashboard.css"]
+            for asset in assets { #expect(dashboard.body.contains("\"\(asset)\""), "the page does not load \(asset)") }
+            for asset in assets {
                 let served = try await http.get("/\(asset)")
                 let file = try String(contentsOf: Self.repository.appendingPathComponent("Sources/CastControl/Assets/\(asset)"), encoding: .utf8)
                 #expect(served.status == 200 && served.body == file, "\(asset) is served as it is in the repository")

@@ -92,13 +92,19 @@ def open_dashboard(browser: WebDriver, device: CastsimDevice) -> None:
     )
     wait_until(lambda: text(browser, "#device-name") == device.name, what="the device name from GET /state",
                details=lambda: f"#device-name={text(browser, '#device-name')!r}")
+    assert_console_clean(browser, "while loading the dashboard")
+
+
+def assert_console_clean(browser: WebDriver, when: str) -> None:
+    """No error in the console since the last look (get_log hands each entry out once): a
+    script that throws in a handler (a click, an event from the stream) shows up here."""
     # The page names no icon, so chromium asks for /favicon.ico, which the control API
     # answers 404: a network error in the console that is not the dashboard's doing.
     errors = [
         entry for entry in browser.get_log("browser")
         if entry.get("level") == "SEVERE" and "/favicon.ico " not in entry.get("message", "")
     ]
-    assert not errors, f"console errors while loading the dashboard: {errors}"
+    assert not errors, f"console errors {when}: {errors}"
 
 
 def attr(browser: WebDriver, selector: str, name: str) -> str | None:

@@ -29,6 +29,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from device_auth_verifier import CastConnection
 from e2e_harness import CAST_PORT, CastsimDevice, Sender, wait_until
 from dashboard_browser import (  # noqa: F401 - browser is a fixture
+    assert_console_clean,
     attr,
     click,
     computed,
@@ -213,6 +214,18 @@ def test_the_tv_shows_what_plays_and_the_buttons_work(
     assert browser.find_element(By.ID, "tv-standby").is_displayed()
     screenshot(browser, "3-standby")
 
+    # Mute, a row's payload, and Clear: the log empties as the journal does.
+    click(browser, "button[data-action=mute]")
+    wait_until(lambda: attr(browser, "#volume", "data-muted") == "true", what="#volume data-muted true")
+    assert api_get(device, "state")["volume"]["muted"] is True
+    click(browser, "#log .log-row .log-line")
+    wait_until(lambda: browser.execute_script("return document.querySelectorAll('#log .log-detail').length") == 1,
+               what="the payload of the row clicked")
+    click(browser, "button[data-action=clear-journal]")
+    wait_until(lambda: log_count(browser)[1] == len(api_get(device, "journal")["messages"]) < 5,
+               what="the log emptied with the journal", details=lambda: f"#log-count={text(browser, '#log-count')!r}")
+    assert_console_clean(browser, "after the buttons")
+
 
 def test_the_log_stays_bounded_with_many_messages(
     castsim_factory: Callable[..., CastsimDevice],
@@ -290,6 +303,7 @@ def test_the_log_stays_bounded_with_many_messages(
           f"page: {counts}, {row_nodes} row nodes; pause round trip {click_seconds:.2f}s")
     after = log_count(browser)
     assert after[1] == LOG_MAX, after
+    assert_console_clean(browser, "after the flood")
 
 
 EMP_APP_ID = "F40E2D17"
@@ -368,6 +382,7 @@ def test_an_emp_session_shows_channel_program_entitlement_and_events(
         wait_until(lambda: text(browser, "#app-line") == "EMP · LIVE · channel news-24 · Weather", what="the EMP line on the TV",
                    details=lambda: text(browser, "#app-line"))
         screenshot(browser, "5-emp")
+        assert_console_clean(browser, "with the EMP panel")
     finally:
         sender.sock.close()
 
@@ -397,3 +412,4 @@ def test_a_household_shows_one_device_at_a_time_and_the_picker_switches(
     wait_until(lambda: attr(browser, "#volume", "data-level") == "0.3", what="Room 2's volume on its page",
                details=lambda: f"#volume={attr(browser, '#volume', 'data-level')!r}")
     screenshot(browser, "7-household-room-2")
+    assert_console_clean(browser, "after switching devices")

@@ -21,6 +21,7 @@ from dashboard_browser import (  # noqa: F401 - browser is a fixture
     click,
     open_dashboard,
     screenshot,
+    assert_console_clean,
     text,
     toasts,
 )
@@ -227,9 +228,7 @@ def test_a_recording_opens_and_steps_through_what_the_senders_saw(
     assert text(browser, "#app-name") == (live_app["displayName"] if live_app else "No app running"), live_app
     assert attr(browser, "#recording-panel", "hidden") is not None
     assert browser.find_element(By.CSS_SELECTOR, "button[data-action=pause]").get_attribute("disabled") is None
-    errors = [e for e in browser.get_log("browser")
-              if e.get("level") == "SEVERE" and "/favicon.ico " not in e.get("message", "")]
-    assert not errors, f"console errors: {errors}"
+    assert_console_clean(browser, "after a recording was played and closed")
 
 
 def test_a_malformed_recording_is_named_by_its_line(
