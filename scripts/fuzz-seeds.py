@@ -10,7 +10,8 @@ Each fuzz target gets the same messages in the form it reads:
   FuzzDevice   records "[namespace][destination][source] payload", 0x00-separated
                (see Fuzz/FuzzDevice/main.swift for the selector tables)
 FuzzDNS gets mDNS datagrams as senders send them: browses, QU probes, legacy unicast
-queries, announcements, a packet with compression pointers.
+queries, announcements, a packet with compression pointers. FuzzRecording's seeds are
+recordings castsim wrote; this script leaves them alone.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 from castsim.castv2 import CastMessage  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1] / "Fuzz" / "Corpus"
+GENERATED = ("FuzzJSON", "FuzzMessage", "FuzzFrames", "FuzzDevice", "FuzzDNS")
 
 NS_CONNECTION = "urn:x-cast:com.google.cast.tp.connection"
 NS_HEARTBEAT = "urn:x-cast:com.google.cast.tp.heartbeat"
@@ -179,7 +181,10 @@ def write(target: str, data: bytes) -> None:
 
 
 def main() -> None:
-    shutil.rmtree(ROOT, ignore_errors=True)
+    # Only the corpora this script writes: FuzzRecording's seeds are recordings castsim
+    # made (committed as they are), not messages from the table above.
+    for target in GENERATED:
+        shutil.rmtree(ROOT / target, ignore_errors=True)
     session_frames = b""
     session_records = []
     for namespace, destination, payload in MESSAGES:

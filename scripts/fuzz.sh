@@ -85,6 +85,11 @@ run_targets() {
     work="$(mktemp -d)"
     trap 'rm -rf "${work}"' RETURN
     for target in "${targets[@]}"; do
+        # A target without seeds starts blind (libFuzzer even exits on a missing folder).
+        if [ -z "$(ls -A "Fuzz/Corpus/${target}" 2>/dev/null)" ]; then
+            echo "[fuzz] ${target} has no seeds in Fuzz/Corpus/${target}/ (scripts/fuzz-seeds.py writes the generated ones)"
+            return 1
+        fi
         echo "[fuzz] ${target} for ${seconds} s from $(ls "Fuzz/Corpus/${target}" | wc -l) seeds"
     done
     # FUZZ_JOBS at a time: start one whenever one ends.
