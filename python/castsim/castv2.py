@@ -50,7 +50,7 @@ NS_MEDIA = "urn:x-cast:com.google.cast.media"
 PLATFORM_SENDER = "sender-0"
 PLATFORM_RECEIVER = "receiver-0"
 
-# A Cast device refuses a frame that announces more (castv2-protocol.md).
+# A Cast device refuses a frame that announces more (docs/protocol/castv2.md §1.2).
 MAX_MESSAGE_SIZE = 64 * 1024
 
 _VARINT, _FIXED64, _LENGTH_DELIMITED, _FIXED32 = 0, 1, 2, 5
