@@ -166,12 +166,28 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // package-benchmark suite: `scripts/bench.sh` (run), `scripts/bench.sh check|update`
-        // (static thresholds in Benchmarks/Thresholds).
+        // package-benchmark suites: `scripts/bench.sh` (run), `scripts/bench.sh check|update`
+        // (static thresholds in Benchmarks/Thresholds). The pure core's hot paths are a target
+        // of their own, so that checking them (CI) builds no sockets, TLS or HTTP in release.
+        .target(
+            name: "CastsimBenchmarkSupport",
+            dependencies: ["CastDevice", "CastWire", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/Support"
+        ),
+        .executableTarget(
+            name: "castsim-core-benchmarks",
+            dependencies: [
+                "CastsimBenchmarkSupport", "CastDevice", "CastWire", "CastScenario",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/CastsimCoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "castsim-benchmarks",
             dependencies: [
-                "CastDevice", "CastWire", "CastScenario", "CastSimulator", "CastSimulatorTesting",
+                "CastsimBenchmarkSupport", "CastDevice", "CastWire", "CastScenario", "CastSimulator", "CastSimulatorTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Benchmark", package: "benchmark"),

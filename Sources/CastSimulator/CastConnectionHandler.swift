@@ -59,6 +59,8 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     private let logger: Logger
     private let stalledReaderTimeout: TimeAmount?
     private var id: ConnectionID?
+    /// The connection's id in log lines, kept after it closed (a TLS error can come after).
+    private var logName = "?"
 
     /// Frames read but not handled yet: past this turn's budget, or while the sender was
     /// not reading its replies.
@@ -86,6 +88,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     package func channelActive(context: ChannelHandlerContext) {
         let id = runner.nextConnectionId()
         self.id = id
+        logName = "\(id)"
         runner.connectionOpened(id, channel: context.channel, tlsCertificateDER: tlsCertificateDER)
         context.fireChannelActive()
     }
@@ -99,8 +102,6 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
 
     package func channelReadComplete(context: ChannelHandlerContext) {
         handleInbox(context: context)
-        // The read is over: the next one starts a new turn, unless a backlog waits.
-        if inbox.isEmpty { turnEnds = nil }
         context.fireChannelReadComplete()
     }
 
@@ -123,7 +124,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
                 guard !context.channel.isWritable else { return }
                 let limit = DurationText.format(Double(stalledReaderTimeout.nanoseconds) / 1e9)
                 logger.warning("sender has not read its replies for \(limit); disconnecting",
-                               metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
+                               metadata: ["connection": "\(logName)"])
                 ending = .device
                 context.channel.drop()
             }
@@ -161,6 +162,9 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
                 }
             }
         }
+        // A turn ends with the backlog: the next read starts a new one. (Kept, a deadline
+        // set by a writability change would hold back the next read's frames for a slice.)
+        if inbox.isEmpty { self.turnEnds = nil }
         if let failure {
             inbox.removeAll()
             errorCaught(context: context, error: failure)
@@ -182,7 +186,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Most senders close TCP without a TLS close_notify: an ordinary goodbye, not a fault.
         if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
-            logger.debug("sender closed without TLS close_notify", metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
+            logger.debug("sender closed without TLS close_notify", metadata: ["connection": "\(logName)"])
             context.close(promise: nil)
             return
         }
@@ -199,7 +203,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
             }
         default: reason = "\(error)"
         }
-        logger.warning("closing connection: \(LogText.escape(reason, limit: 300))", metadata: ["connection": "\(id.map { "\($0)" } ?? "?")"])
+        logger.warning("closing connection: \(LogText.escape(reason, limit: 300))", metadata: ["connection": "\(logName)"])
         context.channel.drop()
     }
 }

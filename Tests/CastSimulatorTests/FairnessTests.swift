@@ -110,6 +110,53 @@ struct FairnessTests {
         }
     }
 
+    /// The bound for a fresh sender: TLS, CONNECT and GET_STATUS answered.
+    static let freshSenderBound: Duration = .milliseconds(250)
+
+    @Test("While one sender's 5,000 PINGs in one write are handled, 16 fresh senders each get TLS, CONNECT and RECEIVER_STATUS within 250 ms, 100 times over")
+    func freshSendersDuringABurst() async throws {
+        try await withCastSimulator { simulator in
+            // The fresh senders' own client thread: the burster's PONGs must not delay them on our side.
+            let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let ping = try CastFraming.frame(Self.envelope(to: CastEndpoint.platformReceiver, CastNamespace.heartbeat, #"{"type":"PING"}"#))
+            var burst = ByteBuffer()
+            for _ in 0..<5_000 { burst.writeImmutableBuffer(ping) }
+            var late: [String] = []
+            for iteration in 0..<100 {
+                let burster = try await CastTestSender.connect(to: simulator)
+                _ = try await burster.connectToReceiver()
+                burster.channel.writeAndFlush(burst, promise: nil)
+                let times = try await withThrowingTaskGroup(of: Duration?.self) { group in
+                    for _ in 0..<16 {
+                        group.addTask {
+                            let started = ContinuousClock.now
+                            let sender = try await CastTestSender.connect(to: simulator.castAddress, group: clients)
+                            defer { Task { await sender.close() } }
+                            try await sender.send(to: CastEndpoint.platformReceiver, CastNamespace.connection, ["type": "CONNECT"])
+                            // Unanswered within a second counts as late; the bound is far below it.
+                            guard (try? await sender.request(CastNamespace.receiver, to: CastEndpoint.platformReceiver,
+                                                             ["type": "GET_STATUS"], timeout: .seconds(1))) != nil else { return nil }
+                            return ContinuousClock.now - started
+                        }
+                    }
+                    return try await group.reduce(into: [Duration?]()) { $0.append($1) }
+                }
+                for time in times where time.map({ $0 > Self.freshSenderBound }) ?? true {
+                    late.append("iteration \(iteration): \(time.map { "\($0)" } ?? "no RECEIVER_STATUS within 1 s")")
+                }
+                // Every PING of the burst was answered too, in order with the rest.
+                var pongs = 0
+                while pongs < 5_000, case .message(let envelope)? = await burster.next(timeout: .seconds(10)) {
+                    if envelope.namespace == CastNamespace.heartbeat { pongs += 1 }
+                }
+                #expect(pongs == 5_000, "iteration \(iteration): \(pongs) PONGs")
+                await burster.close()
+            }
+            #expect(late.isEmpty, "fresh senders answered late: \(late)")
+            try await clients.shutdownGracefully()
+        }
+    }
+
     // MARK: Helpers
 
     static func envelope(to destination: String, _ namespace: String, _ json: String,
