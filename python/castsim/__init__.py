@@ -41,9 +41,10 @@ from .device import (
     ready_line_addresses,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
+    "__version__",
     "ActResult",
     "CastsimDevice",
     "CastsimError",

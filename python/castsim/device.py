@@ -28,8 +28,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from .client import ControlClient
 from .launch import (
-    BUILD_HINT,
     CAST_PORT,
+    REINSTALL_HINT,
     Address,
     CastsimError,
     CastsimNotFound,
@@ -38,6 +38,8 @@ from .launch import (
     bind_problem,
     find_castsim,
     free_loopback_address,
+    hint_for,
+    is_bundled,
     parse_ready_line,
     ready_line_addresses,
     split_host_port,
@@ -343,7 +345,7 @@ class CastsimDevice:
                 self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE if self.has_console else subprocess.DEVNULL,
                                              stdout=subprocess.PIPE, stderr=stderr_file, env=environment)
             except OSError as err:
-                raise CastsimError(f"cannot run {self.command[0]}: {err}. {BUILD_HINT}") from err
+                raise CastsimError(f"cannot run {self.command[0]}: {err}. {hint_for(self.binary)}") from err
         _LIVE.add(self)
         threading.Thread(target=self._pump_stdout, args=(self.proc, self._lines, self.stdout_path),
                          name=f"castsim-stdout-{self.host}", daemon=True).start()
@@ -432,7 +434,9 @@ class CastsimDevice:
         return "\n".join(tail) if tail else "<empty>"
 
     def describe(self, problem: str) -> str:
-        return (f"{problem}\n  command: {shlex.join(self.command)}\n"
+        # The package's own binary failing to start is a damaged install: say how to mend it.
+        hint = f"\n  {REINSTALL_HINT}" if is_bundled(self.binary) else ""
+        return (f"{problem}{hint}\n  command: {shlex.join(self.command)}\n"
                 f"  stderr ({self.stderr_path}), last lines:\n{_indent(self.stderr_tail(40))}")
 
     # -- stop -----------------------------------------------------------------

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import shutil
 import socket
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -43,20 +42,88 @@ class CastsimNotFound(CastsimError, FileNotFoundError):
 # --------------------------------------------------------------------------
 
 
-def find_castsim(binary: Optional[PathLike] = None) -> Path:
-    """The castsim binary: ``binary`` if given, else $CASTSIM_BIN, else ``castsim`` on PATH.
+# The binary a wheel carries (scripts/release.sh puts it there); a source install has none.
+BUNDLED_BINARY = Path(__file__).resolve().parent / "bin" / "castsim"
+REINSTALL_HINT = (
+    "The castsim wheel carries this binary: reinstall it (`pip install --force-reinstall castsim-VERSION-...whl`), "
+    "or point CASTSIM_BIN (pytest: --castsim-bin) at a castsim binary."
+)
+# What the `castsim` console script a pip install writes imports: it runs the bundled
+# binary, so the binary itself is what to start (without a Python in between).
+_CONSOLE_MARK = b"castsim.console"
+# What an executable starts with: ELF (Linux), Mach-O (macOS, 64-bit, either byte order),
+# or a script's #!.
+_EXECUTABLE_MAGIC = (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf")
 
-    Raises CastsimNotFound saying where it looked and how to build one.
+
+def find_castsim(binary: Optional[PathLike] = None) -> Path:
+    """The castsim binary: ``binary`` if given, else $CASTSIM_BIN, else ``castsim`` on PATH,
+    else the one this package carries (an install from the wheel).
+
+    The package's own ``castsim`` command on PATH stands for the binary it carries. Raises
+    CastsimNotFound saying where it looked and how to get one, and for a carried binary
+    that is missing or damaged, how to reinstall.
     """
     if binary is not None and str(binary) != "":
         return _checked(Path(os.fspath(binary)).expanduser(), "the given path")
     env = os.environ.get("CASTSIM_BIN")
     if env:
         return _checked(Path(env).expanduser(), "CASTSIM_BIN")
-    found = shutil.which("castsim")
-    if found:
-        return Path(found)
-    raise CastsimNotFound(f"castsim binary not found: CASTSIM_BIN is not set and there is no `castsim` on PATH. {BUILD_HINT}")
+    found = castsim_on_path()
+    if found is not None:
+        return found
+    bundled = bundled_castsim()
+    if bundled is not None:
+        return bundled
+    raise CastsimNotFound(f"castsim binary not found: CASTSIM_BIN is not set, there is no `castsim` on PATH and this "
+                          f"castsim package carries none (installed from source). {BUILD_HINT}")
+
+
+def castsim_on_path() -> Optional[Path]:
+    """The first ``castsim`` on PATH that is not this package's console script."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = Path(folder or ".") / "castsim"
+        if candidate.is_file() and os.access(candidate, os.X_OK) and not is_console_script(candidate):
+            return candidate
+    return None
+
+
+def is_console_script(path: Path) -> bool:
+    """Whether ``path`` is the ``castsim`` command pip wrote for this package."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(2048)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and _CONSOLE_MARK in head
+
+
+def bundled_castsim() -> Optional[Path]:
+    """The binary this package carries; None for a package that carries none (a source
+    install: no ``bin/`` folder). Raises CastsimNotFound when it should be there and is
+    not usable: missing from its folder, not executable, or not an executable file."""
+    if not BUNDLED_BINARY.parent.is_dir():
+        return None
+    where = f"the castsim package's own binary {BUNDLED_BINARY}"
+    if not BUNDLED_BINARY.is_file():
+        raise CastsimNotFound(f"{where} is missing. {REINSTALL_HINT}")
+    if not os.access(BUNDLED_BINARY, os.X_OK):
+        raise CastsimNotFound(f"{where} is not executable. {REINSTALL_HINT}")
+    with open(BUNDLED_BINARY, "rb") as file:
+        magic = file.read(4)
+    if magic not in _EXECUTABLE_MAGIC and not magic.startswith(b"#!"):
+        raise CastsimNotFound(f"{where} is damaged (not an executable: it starts with {magic!r}). {REINSTALL_HINT}")
+    return BUNDLED_BINARY
+
+
+def is_bundled(binary: Optional[Path]) -> bool:
+    """Whether ``binary`` is the one this package carries."""
+    return binary is not None and binary == BUNDLED_BINARY
+
+
+def hint_for(binary: Path) -> str:
+    """What to do when ``binary`` will not run: reinstall the wheel for its own binary, else build."""
+    return REINSTALL_HINT if is_bundled(binary) else BUILD_HINT
 
 
 def _checked(path: Path, origin: str) -> Path:

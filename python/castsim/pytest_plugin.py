@@ -9,7 +9,8 @@ Fixtures
 - ``castsim_shared``: the session device, reset() before each test.
 
 The binary: ``--castsim-bin PATH``, else $CASTSIM_BIN, else the ``castsim_bin`` ini
-option, else ``castsim`` on PATH. Without one the fixtures fail (they do not skip).
+option, else ``castsim`` on PATH, else the one the castsim wheel carries. Without one, or
+with a damaged one, the fixtures fail saying what to do (they do not skip).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import Any, Dict, Iterator, Optional
 import pytest
 
 from .client import ControlClient, ControlError
-from .device import BUILD_HINT, CastsimDevice, CastsimError, CastsimNotFound, find_castsim
+from .device import CastsimDevice, CastsimError, CastsimNotFound, find_castsim
+from .launch import BUILD_HINT
 
 MARKER_HELP = (
     "castsim(scenario=None, manual_clock=False, args=(), **device_options): how the `castsim` "
@@ -42,7 +44,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("castsim", "castsim (simulated Google Cast device)")
     group.addoption("--castsim-bin", dest="castsim_bin", default=None, metavar="PATH",
                     help="castsim binary for the castsim fixtures (default: $CASTSIM_BIN, else the castsim_bin "
-                         "ini option, else `castsim` on PATH)")
+                         "ini option, else `castsim` on PATH, else the one the castsim wheel carries)")
     parser.addini("castsim_bin", "castsim binary for the castsim fixtures (relative to the ini file's folder)",
                   default=None)
 
@@ -52,7 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def castsim_binary(config: pytest.Config) -> Path:
-    """The binary the fixtures run: --castsim-bin, $CASTSIM_BIN, castsim_bin (ini), PATH."""
+    """The binary the fixtures run: --castsim-bin, $CASTSIM_BIN, castsim_bin (ini), PATH, the wheel's."""
     option = config.getoption("castsim_bin", default=None)
     if option:
         return find_castsim(option)
