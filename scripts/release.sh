@@ -56,7 +56,7 @@ echo "[release] shared libraries the binary loads:"
 ldd "${stage}/castsim" | sed 's/^/    /'
 echo "[release] sizes:"
 for file in "${stage}/castsim" dist/castsim-*.tar.gz dist/castsim-*.whl; do
-    printf '    %-60s %6.1f MB\n' "${file}" "$(echo "$(stat -c %s "${file}") / 1000000" | bc -l)"
+    awk -v name="${file}" -v bytes="$(stat -c %s "${file}")" 'BEGIN { printf "    %-60s %6.1f MB\n", name, bytes / 1e6 }'
 done
 python3 - "${stage}/castsim" <<'PY'
 import subprocess, sys, time

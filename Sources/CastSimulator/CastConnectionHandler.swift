@@ -162,8 +162,8 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
                 }
             }
         }
-        // A turn ends with the backlog: the next read starts a new one. (Kept, a deadline
-        // set by a writability change would hold back the next read's frames for a slice.)
+        // A turn ends when its backlog does: the next read starts a new one. Left set, a
+        // deadline from a writability change would hold the next read's frames back a slice.
         if inbox.isEmpty { self.turnEnds = nil }
         if let failure {
             inbox.removeAll()
