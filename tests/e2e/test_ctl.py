@@ -50,6 +50,7 @@ def test_ctl_drives_a_session_a_sender_sees(castsim_bin: Path, device: CastsimDe
     assert '(media.contentId: expected = "other.mp4", got "http://example.test/film.mp4")' in failed.stderr
 
     journal = ctl(castsim_bin, device, "journal", "type=LOAD", "direction=in")
+    assert journal.returncode == 0, f"exit {journal.returncode}: {journal.stderr}"
     assert [m["type"] for m in json.loads(journal.stdout)["messages"]] == ["LOAD"]
 
 
