@@ -131,10 +131,7 @@ let benchmarks: @Sendable () -> Void = {
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
         var configuration = SimulatorConfiguration(device: deviceConfiguration(heartbeats: true), logger: logger)
-        configuration.host = "127.0.0.1"
-        configuration.castPort = 0
-        configuration.httpPort = 0
-        configuration.httpsPort = 0
+        configuration.listenEphemerally(on: "127.0.0.1")
         benchmark.startMeasurement()
         let simulator = try! await CastSimulator.start(configuration)
         benchmark.stopMeasurement()
@@ -153,11 +150,8 @@ let benchmarks: @Sendable () -> Void = {
         let configurations = FleetAddresses.loopback(count: 50).enumerated().map { index, address in
             var configuration = SimulatorConfiguration(device: deviceConfiguration(heartbeats: true), logger: logger)
             configuration.device.identity = try! DeviceIdentity(uuid: String(format: "%032x", index + 1), friendlyName: "castsim \(index + 1)")
-            configuration.host = address
             // Ephemeral ports: the figures are the same, and nothing else on the machine is in the way.
-            configuration.castPort = 0
-            configuration.httpPort = 0
-            configuration.httpsPort = 0
+            configuration.listenEphemerally(on: address)
             return configuration
         }
         // The process's shared keys and PKI, made once.

@@ -166,10 +166,7 @@ public func withCastSimulator<T>(
     var configuration = SimulatorConfiguration(
         device: DeviceConfiguration(identity: try DeviceIdentity(uuid: "fedcba9876543210fedcba9876543210", friendlyName: "Test TV")),
         logger: logger)
-    configuration.host = "127.0.0.1"
-    configuration.castPort = 0
-    configuration.httpPort = 0
-    configuration.httpsPort = 0
+    configuration.listenEphemerally(on: "127.0.0.1")
     configure(&configuration)
     let simulator = try await CastSimulator.start(configuration)
     do {

@@ -1,6 +1,7 @@
 import CastControl
 import CastDevice
 import CastSimulator
+import CastSimulatorTesting
 import CastWire
 import Logging
 import Testing
@@ -15,9 +16,7 @@ struct FleetControlTests {
             var configuration = SimulatorConfiguration(
                 device: DeviceConfiguration(identity: try DeviceIdentity(uuid: String(repeating: "\(index + 1)", count: 32), friendlyName: name)),
                 logger: logger)
-            configuration.host = "127.0.0.\(index + 2)"
-            configuration.castPort = 0
-            configuration.httpPort = 0
+            configuration.listenEphemerally(on: "127.0.0.\(index + 2)")
             configuration.httpsPort = nil
             configuration.clock = .manual
             return configuration

@@ -17,10 +17,7 @@ struct FleetTests {
             var configuration = SimulatorConfiguration(
                 device: DeviceConfiguration(identity: try DeviceIdentity(uuid: uuid, friendlyName: name, supportsVideo: false)),
                 logger: logger)
-            configuration.host = address
-            configuration.castPort = 0
-            configuration.httpPort = 0
-            configuration.httpsPort = 0
+            configuration.listenEphemerally(on: address)
             return configuration
         }
     }

@@ -25,9 +25,7 @@ struct HouseholdRuntimeTests {
                                                                           supportsVideo: video))
             device.initialVolume = level
             var configuration = SimulatorConfiguration(device: device, logger: logger)
-            configuration.host = host
-            configuration.castPort = 0
-            configuration.httpPort = 0
+            configuration.listenEphemerally(on: host)
             configuration.httpsPort = nil
             return configuration
         }

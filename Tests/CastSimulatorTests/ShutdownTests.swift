@@ -16,10 +16,7 @@ struct ShutdownTests {
         var configuration = SimulatorConfiguration(
             device: DeviceConfiguration(identity: try DeviceIdentity(uuid: "fedcba9876543210fedcba9876543211", friendlyName: "Stop TV")),
             logger: Logger.quiet)
-        configuration.host = "127.0.0.1"
-        configuration.castPort = 0
-        configuration.httpPort = 0
-        configuration.httpsPort = 0
+        configuration.listenEphemerally(on: "127.0.0.1")
         return configuration
     }
 

@@ -8,36 +8,11 @@ the device's remote, sees another sender's change, and the manual clock ends its
 from __future__ import annotations
 
 import sysconfig
-import time
 from pathlib import Path
 
-import castsim.pychromecast_io  # noqa: F401  one thread at a time on pychromecast's TLS socket
-import pychromecast
 import pytest
 
-
-def wait_for(what, predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"no {what} within {timeout} s")
-
-
-def connect(castsim):
-    host, port = castsim.device.cast_address
-    cast = pychromecast.get_chromecast_from_host((host, port, None, None, None))
-    cast.wait(timeout=10)
-    return cast
-
-
-def play(castsim):
-    cast = connect(castsim)
-    media = cast.media_controller
-    media.play_media("http://media.test/movie.mp4", "video/mp4", stream_type="BUFFERED")
-    wait_for("PLAYING", lambda: media.status.player_state == "PLAYING")
-    return cast, media
+from senders import connect, finished, play, wait_for
 
 
 def test_the_fixture_runs_the_wheels_binary(castsim):
@@ -47,19 +22,19 @@ def test_the_fixture_runs_the_wheels_binary(castsim):
 
 @pytest.mark.castsim(manual_clock=True)
 def test_played_then_paused_from_the_remote_then_finished_by_the_clock(castsim):
-    cast, media = play(castsim)
+    cast, media = play(*castsim.device.cast_address)
     castsim.pause()  # the device's remote, through the control API
     wait_for("PAUSED", lambda: media.status.player_state == "PAUSED")
     castsim.play()
     wait_for("PLAYING again", lambda: media.status.player_state == "PLAYING")
     castsim.advance("2h")
-    wait_for("FINISHED", lambda: media.status.player_state == "IDLE" and media.status.idle_reason == "FINISHED")
+    wait_for("FINISHED", lambda: finished(media))
     cast.disconnect(timeout=5)
 
 
 def test_a_second_senders_change_is_seen(castsim):
-    first, _ = play(castsim)
-    second = connect(castsim)
+    first, _ = play(*castsim.device.cast_address)
+    second = connect(*castsim.device.cast_address)
     second.set_volume(0.25)
     wait_for("the other sender's volume", lambda: abs(first.status.volume_level - 0.25) < 0.001)
     second.disconnect(timeout=5)

@@ -10,8 +10,7 @@ struct ConnectionLiveness {
     private var schedule: HeartbeatSchedule
     /// Where the real clock of the schedule starts.
     private let origin: NIODeadline
-    private var wakeUp: Scheduled<Void>?
-    private var wakeUpAt: NIODeadline?
+    private var wakeUp = WakeUp()
 
     init(_ configuration: DeviceConfiguration, origin: NIODeadline) {
         schedule = HeartbeatSchedule(heartbeatInterval: configuration.heartbeatInterval, idleTimeout: configuration.idleTimeout)
@@ -40,24 +39,13 @@ struct ConnectionLiveness {
         schedule.takeDue(at: seconds(at: wall))
     }
 
-    /// Wakes `fire` on `loop` when the earliest connection is due; once scheduled, a
-    /// wake-up is moved only when that time changes.
+    /// Wakes `fire` on `loop` when the earliest connection is due.
     mutating func scheduleWakeUp(on loop: any EventLoop, _ fire: @escaping () -> Void) {
-        let target = schedule.earliest.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded(.up))) }
-        guard target != wakeUpAt else { return }
-        wakeUp?.cancel()
-        wakeUpAt = target
-        wakeUp = target.map { loop.assumeIsolated().scheduleTask(deadline: $0, fire) }
+        wakeUp.set(schedule.earliest.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded(.up))) }, on: loop, fire)
     }
 
     /// The wake-up fired: nothing is scheduled until the next ``scheduleWakeUp(on:_:)``.
-    mutating func wokeUp() {
-        wakeUp = nil
-        wakeUpAt = nil
-    }
+    mutating func wokeUp() { wakeUp.fired() }
 
-    mutating func cancel() {
-        wakeUp?.cancel()
-        wokeUp()
-    }
+    mutating func cancel() { wakeUp.cancel() }
 }

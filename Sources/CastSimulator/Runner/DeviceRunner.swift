@@ -33,8 +33,8 @@ package final class DeviceRunner {
     let writer: ConnectionWriter
     private var liveness: ConnectionLiveness
     private var lastConnectionId: UInt64 = 0
-    private var wakeUp: Scheduled<Void>?
-    private var wakeUpAt: NIODeadline?
+    /// The simulation's next event (end of media, a step ...), on the real clock.
+    private var wakeUp = WakeUp()
     /// Completed once the scenario's timeline and expectations are all done.
     package let completion: EventLoopPromise<Void>
     private var completed = false
@@ -228,9 +228,7 @@ package final class DeviceRunner {
         for id in relay?.connections ?? [] { closeUpstream(of: id, because: "the device reset") }
         let open = writer.evictAll()
         for id in open { news.publish(.disconnected(id, how: .device, at: now)) }
-        wakeUp?.cancel()
-        wakeUp = nil
-        wakeUpAt = nil
+        wakeUp.cancel()
         liveness.cancel()
         waitingInputs.removeAll()
         logger.notice("device reset: scenario \"\(scenario.name)\" from its start, \(open.count) connection\(open.count == 1 ? "" : "s") closed")
@@ -342,9 +340,7 @@ package final class DeviceRunner {
     package func shutDown() -> EventLoopFuture<Void> {
         loop.preconditionInEventLoop()
         stopped = true
-        wakeUp?.cancel()
-        wakeUp = nil
-        wakeUpAt = nil
+        wakeUp.cancel()
         liveness.cancel()
         closeEveryUpstream()
         let closed = writer.sinks.values.map { $0.channel.closeFuture }
@@ -449,17 +445,8 @@ package final class DeviceRunner {
             }
             scheduleWakeUps()
         }
-        let target = session.nextDeadline.flatMap { clock.wallDeadline(for: $0) }
-        guard target != wakeUpAt else { return }
-        wakeUp?.cancel()
-        wakeUpAt = target
-        guard let target else {
-            wakeUp = nil
-            return
-        }
-        wakeUp = loop.assumeIsolated().scheduleTask(deadline: target) { [self] in
-            wakeUpAt = nil
-            wakeUp = nil
+        wakeUp.set(session.nextDeadline.flatMap { clock.wallDeadline(for: $0) }, on: loop) { [self] in
+            wakeUp.fired()
             serially { [self] in carryOut(session.advance(to: now)) }
         }
     }
