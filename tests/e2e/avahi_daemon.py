@@ -4,7 +4,7 @@ The namespace shares the host's filesystem, so the daemon must not meet the host
 bus (or an avahi-daemon there): the test starts a dbus-daemon of its own on a socket in a
 temporary directory and points both avahi-daemon and castsim at it through
 DBUS_SYSTEM_BUS_ADDRESS. The daemon runs in the foreground of its process, as root, without
-chroot, advertising only on the namespace's veth.
+chroot, advertising only on the namespace's veth, with a /run/avahi-daemon of its own.
 """
 
 from __future__ import annotations
@@ -56,10 +56,17 @@ class AvahiDaemon:
         deadline = time.time() + 5
         while not socket.exists() and time.time() < deadline:
             time.sleep(0.05)
+        # avahi-daemon keeps its pid file (and a socket) in /run/avahi-daemon/, which every
+        # network namespace shares, and refuses to start while the pid there is alive: each
+        # daemon gets a private mount namespace with an empty tmpfs over that folder, so
+        # tests that start one can run at the same time on different pytest-xdist workers.
+        run_dir = "/run/avahi-daemon"
         with open(self.log, "wb") as log:
             self.daemon = link.popen(
                 link.device_ns,
-                ["env", f"DBUS_SYSTEM_BUS_ADDRESS={self.bus_address}", "avahi-daemon", "--no-drop-root", "--no-chroot",
+                ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                 f'mkdir -p {run_dir} && mount -t tmpfs castsim-avahi {run_dir} && exec "$@"', "avahi-daemon-private-run",
+                 "env", f"DBUS_SYSTEM_BUS_ADDRESS={self.bus_address}", "avahi-daemon", "--no-drop-root", "--no-chroot",
                  "--no-rlimits", f"--file={directory / 'avahi-daemon.conf'}"],
                 stdout=log, stderr=subprocess.STDOUT)
         # Up once it has joined the bus and chosen its host name.

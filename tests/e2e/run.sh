@@ -12,9 +12,8 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 cd "${repo_root}"
 echo "[e2e] running pytest with ${repo_root}/.venv-e2e/bin/python"
-# scripts/test.sh runs it on pytest-xdist workers (-n N); tests that must not run at the
-# same time share an xdist_group (pytest.ini: --dist loadgroup). The timeout is a safety
-# net against a hang:
+# scripts/test.sh runs it on pytest-xdist workers (-n N): every test can run beside any
+# other (tests/e2e/README.md). The timeout is a safety net against a hang:
 # SIGINT lets pytest run fixture teardown (stopping castsim), then SIGKILL.
 exec timeout --signal=INT --kill-after=30 "${E2E_TIMEOUT:-600}" \
     "${repo_root}/.venv-e2e/bin/python" -m pytest -v tests/e2e "$@"

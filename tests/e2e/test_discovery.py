@@ -210,12 +210,6 @@ def test_the_state_says_where_it_is_advertised_and_when_it_is_withdrawn(link: Li
 # --------------------------------------------------------------------------
 
 
-# avahi-daemon keeps its pid file and socket in /run/avahi-daemon/, which every network
-# namespace shares: a second daemon refuses to start while one runs. Tests that start one
-# run one at a time, on the same pytest-xdist worker (--dist loadgroup).
-ONE_AVAHI_DAEMON_AT_A_TIME = pytest.mark.xdist_group("avahi-daemon")
-
-
 @pytest.fixture
 def avahi(link: Link, tmp_path: Path) -> Iterator[AvahiDaemon]:
     try:
@@ -234,7 +228,6 @@ def start_with_avahi(avahi: AvahiDaemon, link: Link, tmp_path: Path, castsim_bin
         console=console, prefix=avahi.env_prefix())
 
 
-@ONE_AVAHI_DAEMON_AT_A_TIME
 def test_avahi_publishes_the_records_and_follows_the_device(avahi: AvahiDaemon, link: Link, tmp_path: Path,
                                                              castsim_bin: Path) -> None:
     device_uuid = uuidlib.uuid4()
@@ -264,7 +257,6 @@ def test_avahi_publishes_the_records_and_follows_the_device(avahi: AvahiDaemon, 
         device.stop()
 
 
-@ONE_AVAHI_DAEMON_AT_A_TIME
 def test_avahi_renames_on_a_collision(avahi: AvahiDaemon, link: Link, tmp_path: Path, castsim_bin: Path) -> None:
     device_uuid = uuidlib.uuid4()
     label = instance_name("Chromecast", device_uuid).removesuffix("." + SERVICE)
