@@ -13,9 +13,6 @@ let package = Package(
         .library(name: "CastWire", targets: ["CastWire"]),
         .library(name: "CastCredentials", targets: ["CastCredentials"]),
     ],
-    traits: [
-        .trait(name: "Avahi", description: "Advertise through a running avahi-daemon (castsim run --mdns avahi); needs libavahi-client-dev."),
-    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
@@ -62,12 +59,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // libavahi-client, only with the Avahi trait: a plain build needs no Avahi headers.
-        .systemLibrary(
-            name: "CAvahiClient",
-            pkgConfig: "avahi-client",
-            providers: [.apt(["libavahi-client-dev"])]
-        ),
         // The developer PKI (root → intermediate → device), TLS certificates, device-auth
         // signing: swift-certificates and swift-crypto, no openssl.
         .target(
@@ -88,7 +79,6 @@ let package = Package(
                 "CastScenario",
                 "CastCredentials",
                 "CastDiscovery",
-                .target(name: "CAvahiClient", condition: .when(traits: ["Avahi"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -168,7 +158,8 @@ let package = Package(
         ),
         // package-benchmark suites: `scripts/bench.sh` (run), `scripts/bench.sh check|update`
         // (static thresholds in Benchmarks/Thresholds). The pure core's hot paths are a target
-        // of their own, so that checking them (CI) builds no sockets, TLS or HTTP in release.
+        // of their own: `swift package benchmark --target castsim-core-benchmarks` builds no
+        // sockets, TLS or HTTP in release.
         .target(
             name: "CastsimBenchmarkSupport",
             dependencies: ["CastDevice", "CastWire", .product(name: "Benchmark", package: "benchmark")],

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what the Avahi backend and its tests need (Debian): avahi-daemon and
-# avahi-utils to run and browse, dbus for the daemon's private bus, libavahi-client-dev
-# to build castsim with `--traits Avahi`. Does nothing when they are all there.
+# Installs what the Avahi backend's tests need (Debian): avahi-daemon and avahi-utils to
+# run and browse, dbus for the daemon's private bus, libavahi-client3, which castsim opens
+# for `--mdns avahi` (nothing of Avahi is needed to build it). Does nothing when they are
+# all there.
 set -euo pipefail
-packages=(avahi-daemon avahi-utils dbus libavahi-client-dev)
+packages=(avahi-daemon avahi-utils dbus libavahi-client3)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "${package}" 2>/dev/null | grep -q "install ok installed" || missing+=("${package}")

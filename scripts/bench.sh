@@ -10,17 +10,16 @@
 #                                     allocations and wall clock with Benchmarks/Thresholds;
 #                                     non-zero on a regression
 #   scripts/bench.sh check-allocations
-#                                     the core's hot paths, allocations alone: exact run to
-#                                     run, so safe on a busy machine, and their release build
-#                                     has no TLS or HTTP in it (what scripts/test.sh, and so
-#                                     CI, runs; `check` covers the runtime's as well)
+#                                     the hot paths of both targets, allocations alone: exact
+#                                     run to run, so safe on a busy machine (what
+#                                     scripts/test.sh, and so CI, runs, from the release build
+#                                     its tests use)
 #   scripts/bench.sh update           run the hot paths of both targets and rewrite the
 #                                     thresholds (commit them with the change that moved
 #                                     them, and say why)
 #   scripts/bench.sh build            only build what check-allocations runs (release): the
-#                                     core benchmarks and package-benchmark's BenchmarkTool, as
-#                                     its plugin does, so that a later run finds them built
-#                                     (scripts/test.sh builds them beside other tests)
+#                                     benchmarks and package-benchmark's BenchmarkTool, as its
+#                                     plugin does, so that a later run finds them built
 #
 # The hot paths are the benchmarks named core.*, scenario.*, wire.* and runtime.embedded-*.
 # Allowed deviations are in Benchmarks/Support (Tolerance): +25 % allocations, +200 % wall
@@ -30,20 +29,20 @@ cd "$(dirname "$0")/.."
 
 hot='^(core|scenario|wire|runtime\.embedded-).*'
 thresholds=Benchmarks/Thresholds
-core=(--target castsim-core-benchmarks)
 all=(--target castsim-core-benchmarks --target castsim-benchmarks)
 select=(--filter "$hot" --path "$thresholds" --no-progress)
 
 case "${1:-run}" in
 build)
     swift build -c release --product castsim-core-benchmarks
+    swift build -c release --product castsim-benchmarks
     swift build -c release --product BenchmarkTool
     ;;
 check)
     swift package benchmark thresholds check "${all[@]}" "${select[@]}" --metric mallocCountTotal --metric wallClock
     ;;
 check-allocations)
-    swift package benchmark thresholds check "${core[@]}" "${select[@]}" --metric mallocCountTotal
+    swift package benchmark thresholds check "${all[@]}" "${select[@]}" --metric mallocCountTotal
     ;;
 update)
     swift package --allow-writing-to-package-directory benchmark thresholds update "${all[@]}" "${select[@]}" \

@@ -8,31 +8,81 @@
 #                                         binary inside it, and `castsim` as a command
 #   SHA256SUMS
 #
-# The binary is a release build with the Swift runtime and Foundation linked in
-# (--static-swift-stdlib), stripped: it needs only the C libraries every glibc Linux has
-# (the script prints them, from ldd). The wheel's manylinux tag is the newest glibc symbol
+# The binary is the release build's castsim with the Swift runtime and Foundation linked in,
+# stripped: it needs only the C libraries every glibc Linux has (the script prints them,
+# from ldd, and fails on any other). The wheel's manylinux tag is the newest glibc symbol
 # version the binary uses. The version is CastsimVersion.swift's; the wheel refuses to be
 # made when the Python package says another (python/castsim/_version.py).
+#
+# Why not `swift build --static-swift-stdlib`: that compiles every Swift module again
+# (against the toolchain's static resource folder, which has no Testing module, so the
+# tests cannot be built that way), some 8 CPU-minutes that CI has no room for. Instead the
+# one release build that the tests, the end-to-end tests and the benchmarks use is linked
+# a second time: SwiftPM's own link command for castsim, with -static-stdlib and the static
+# Foundation archives. The end-to-end tests then run the very binary that ships.
 #
 # Prints each file's size and the binary's start-to-ready time (the best of 5 starts of
 # `castsim run` on loopback, every port ephemeral, mDNS off).
 #
-#   scripts/release.sh
+#   scripts/release.sh              swift build -c release, then the artifacts
+#   scripts/release.sh --no-build   the artifacts from the release build already there
+#                                   (scripts/test.sh: `swift build -c release --build-tests`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 version="$(sed -n 's/^ *public static let current = "\(.*\)"$/\1/p' Sources/CastSimulator/CastsimVersion.swift)"
 [ -n "${version}" ] || { echo "release: no version in Sources/CastSimulator/CastsimVersion.swift" >&2; exit 1; }
 arch="$(uname -m)"
+bin="$(swift build -c release --show-bin-path)"
 
-echo "[release] castsim ${version}: release build (static Swift runtime)"
-swift build -c release --product castsim --static-swift-stdlib
-built="$(swift build -c release --show-bin-path)/castsim"
+if [ "${1:-}" != "--no-build" ]; then
+    echo "[release] castsim ${version}: release build"
+    swift build -c release --product castsim
+fi
+[ -x "${bin}/castsim" ] || { echo "release: no release build of castsim in ${bin}: run swift build -c release" >&2; exit 1; }
+
+# SwiftPM's link command for castsim, as it runs it: the build's llbuild manifest
+# (.build/release.yaml) holds it, arguments as a JSON list. (`swift build -v` would print
+# it too, but -v changes every compile command, and so compiles everything again.)
+link_args="$(python3 - "$(dirname "$(dirname "${bin}")")/release.yaml" "${bin}/castsim" <<'PY'
+import json, shlex, sys
+manifest, binary = sys.argv[1], sys.argv[2]
+with open(manifest) as lines:
+    for line in lines:
+        line = line.strip()
+        if line.startswith("args: [") and f'"-o","{binary}"' in line.replace(", ", ","):
+            print(shlex.join(json.loads(line[len("args: "):])))
+            break
+    else:
+        sys.exit(f"release: no link command for {binary} in {manifest}")
+PY
+)"
+# The static archives of Foundation and what it needs (ICU, its C shims and collections),
+# in one group so that their order does not matter; the linker takes only the members
+# castsim uses. FoundationNetworking and FoundationXML (curl, libxml2) are left out.
+static="$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/swift_static/linux"
+archives=()
+for archive in "${static}"/lib*.a; do
+    case "$(basename "${archive}")" in
+    libFoundationNetworking.a | libFoundationXML.a | lib_CFURLSessionInterface.a | lib_CFXMLInterface.a) ;;
+    *) archives+=(-Xlinker "${archive}") ;;
+    esac
+done
+linked="${bin}/castsim-static"
+eval "set -- ${link_args}"
+args=()
+while [ $# -gt 0 ]; do
+    if [ "$1" = -o ]; then args+=(-o "${linked}"); shift 2; else args+=("$1"); shift; fi
+done
+echo "[release] linking castsim with the Swift runtime and Foundation inside"
+"${args[@]}" -static-stdlib -Xlinker --start-group "${archives[@]}" -Xlinker --end-group 2>&1 \
+    | grep -v "the use of \`mktemp' is dangerous" || true
+[ -x "${linked}" ] || { echo "release: the static link of castsim failed" >&2; exit 1; }
 
 rm -rf dist
 stage="dist/castsim-${version}"
 mkdir -p "${stage}/scenarios"
-cp "${built}" "${stage}/castsim"
+cp "${linked}" "${stage}/castsim"
 strip "${stage}/castsim"
 cp README.md "${stage}/"
 cp scenarios/*.json scenarios/README.md "${stage}/scenarios/"
@@ -54,6 +104,8 @@ python3 scripts/make-wheel.py --binary "${stage}/castsim" --version "${version}"
 echo "[release] ${reported}; needs glibc ${glibc#GLIBC_} (${platform})"
 echo "[release] shared libraries the binary loads:"
 ldd "${stage}/castsim" | sed 's/^/    /'
+unexpected="$(ldd "${stage}/castsim" | awk '{print $1}' | grep -vE '^(linux-vdso\.so\.1|/lib64/ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libstdc\+\+\.so\.6|libgcc_s\.so\.1)$' || true)"
+[ -z "${unexpected}" ] || { echo "release: the binary needs more than the C libraries every glibc Linux has: ${unexpected}" >&2; exit 1; }
 echo "[release] sizes:"
 for file in "${stage}/castsim" dist/castsim-*.tar.gz dist/castsim-*.whl; do
     awk -v name="${file}" -v bytes="$(stat -c %s "${file}")" 'BEGIN { printf "    %-60s %6.1f MB\n", name, bytes / 1e6 }'

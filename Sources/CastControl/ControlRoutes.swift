@@ -7,7 +7,7 @@ import Hummingbird
 import NIOCore
 
 /// The endpoints of the control API, each a thin layer over the simulator.
-struct ControlRoutes: Sendable {
+package struct ControlRoutes: Sendable {
     /// Every endpoint of the fleet in order (one device for a plain run; a household's
     /// speaker groups come and go), asked for on each request.
     let endpoints: @Sendable () -> [CastSimulator]
@@ -44,7 +44,7 @@ struct ControlRoutes: Sendable {
     static let prefix = "/api/v1"
 
     /// Every path and the methods it takes: the router's, and what a 405 lists.
-    static let table: [String: [HTTPRequest.Method]] = [
+    package static let table: [String: [HTTPRequest.Method]] = [
         "/": [.get], "/dashboard.js": [.get], "/dashboard-panels.js": [.get], "/dashboard-log.js": [.get],
         "/dashboard-live.js": [.get], "/recording.js": [.get], "/dashboard.css": [.get],
         "\(prefix)/openapi.json": [.get], "\(prefix)/state": [.get],

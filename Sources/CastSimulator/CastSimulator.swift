@@ -212,7 +212,6 @@ public final class CastSimulator: Sendable {
         case .off:
             return (nil, .notAdvertised(.off, "discovery is off"))
         case .avahi:
-            #if Avahi
             do {
                 let advertiser = try AvahiAdvertiser(interfaceNames: interfaces, host: configuration.host, description: description,
                                                      logger: configuration.logger)
@@ -220,9 +219,6 @@ public final class CastSimulator: Sendable {
             } catch let error as MDNSError {
                 throw DiscoveryUnavailable(description: "Avahi: \(error.description)")
             }
-            #else
-            throw DiscoveryUnavailable(description: "castsim was built without Avahi: build it with `swift build --traits Avahi`, or use --mdns builtin")
-            #endif
         case .builtin:
             do {
                 let (advertiser, answering) = try await Advertiser.start(interfaceNames: interfaces, host: configuration.host,

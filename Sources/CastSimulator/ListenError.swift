@@ -57,7 +57,7 @@ public struct ListenError: Error, Sendable, CustomStringConvertible {
     public var description: String { description(naming: listener.rawValue) }
 }
 
-/// Discovery could not start as configured (no such interface, no Avahi in this build).
+/// Discovery could not start as configured (no such interface, no libavahi-client or avahi-daemon).
 public struct DiscoveryUnavailable: Error, CustomStringConvertible, Sendable {
     public let description: String
 }

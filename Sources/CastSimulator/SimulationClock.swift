@@ -4,12 +4,12 @@ import NIOCore
 
 /// Feeds `now` to the device core and turns its deadlines back into wall-clock delays.
 /// Confined to the device's event loop.
-struct SimulationClock {
-    let mode: ClockMode
+package struct SimulationClock {
+    package let mode: ClockMode
     private let origin: NIODeadline
     private var manualNow: SimTime = .zero
 
-    init(mode: ClockMode, origin: NIODeadline = .now()) {
+    package init(mode: ClockMode, origin: NIODeadline = .now()) {
         self.mode = mode
         self.origin = origin
     }
@@ -22,7 +22,7 @@ struct SimulationClock {
         }
     }
 
-    func now(wall: NIODeadline = .now()) -> SimTime {
+    package func now(wall: NIODeadline = .now()) -> SimTime {
         if case .manual = mode { return manualNow }
         let elapsed = Double((wall - origin).nanoseconds) / 1e9
         return SimTime(seconds: elapsed * factor)
@@ -30,7 +30,7 @@ struct SimulationClock {
 
     /// The wall-clock time at which simulation time reaches `time`; nil for a manual clock,
     /// whose deadlines are reached only by ``advance(by:)``.
-    func wallDeadline(for time: SimTime) -> NIODeadline? {
+    package func wallDeadline(for time: SimTime) -> NIODeadline? {
         guard factor > 0 else { return nil }
         let nanoseconds = (time.seconds / factor * 1e9).rounded(.up)
         guard nanoseconds < Double(Int64.max / 2) else { return .distantFuture }
@@ -38,13 +38,13 @@ struct SimulationClock {
     }
 
     /// Sets a manual clock to `time` (a scenario's `advance` step). Ignored otherwise.
-    mutating func jump(to time: SimTime) {
+    package mutating func jump(to time: SimTime) {
         guard case .manual = mode, time > manualNow else { return }
         manualNow = time
     }
 
     /// Moves a manual clock forward. Ignored for real and scaled clocks.
-    mutating func advance(by seconds: Double) -> Bool {
+    package mutating func advance(by seconds: Double) -> Bool {
         guard case .manual = mode, seconds.isFinite, seconds >= 0 else { return false }
         manualNow = manualNow + seconds
         return true

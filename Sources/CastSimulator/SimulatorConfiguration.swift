@@ -76,6 +76,6 @@ public enum DiscoveryMode: Sendable, Equatable {
     /// castsim's own responder on UDP 5353, on `interfaces` (names; empty: every
     /// multicast-capable one).
     case builtin(interfaces: [String])
-    /// A running avahi-daemon, through libavahi-client (castsim built with `--traits Avahi`).
+    /// A running avahi-daemon, through libavahi-client (opened when asked for: ``AvahiLibrary``).
     case avahi(interfaces: [String])
 }

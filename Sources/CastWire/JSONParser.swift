@@ -4,6 +4,11 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public let offset: Int
     public let reason: String
 
+    package init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
     public var description: String { "byte \(offset): \(reason)" }
 }
 
@@ -15,6 +20,12 @@ package struct JSONLimits: Sendable {
     /// Members of one object, elements of one array.
     package var maxElements: Int
     package var maxBytes: Int
+
+    package init(maxDepth: Int, maxElements: Int, maxBytes: Int) {
+        self.maxDepth = maxDepth
+        self.maxElements = maxElements
+        self.maxBytes = maxBytes
+    }
 
     /// A sender's payload. Real Cast payloads nest under 10 deep. A 64 KiB frame holds at
     /// most 32,768 elements (`[0,0,…]`), and a legitimate one comes close: a

@@ -9,7 +9,7 @@ import NIOCore
 /// One encoding per number of digits: a requestId of d digits always makes a body of the
 /// same length, so the 4-byte header and the protobuf lengths stay right and only the
 /// digits change. What goes on the wire is byte for byte what `CastFraming.frame` makes.
-struct CastFrameTemplate: Sendable {
+package struct CastFrameTemplate: Sendable {
     private struct Encoding: Sendable {
         var bytes: [UInt8]
         /// Where the requestId's digits start.
@@ -20,7 +20,7 @@ struct CastFrameTemplate: Sendable {
     /// exact to 2^53; past 15 digits castsim would write an exponent.
     private let encodings: [Encoding]
 
-    static let maximumRequestId = 999_999_999_999_999
+    package static let maximumRequestId = 999_999_999_999_999
 
     /// `envelope` makes the message for a requestId; its payload must hold the id as
     /// `"requestId":N`.
@@ -49,10 +49,10 @@ struct CastFrameTemplate: Sendable {
     }
 
     /// Body bytes (without the 4-byte header) of the frame for a 1-digit requestId.
-    var bodyBytes: Int { encodings[0].bytes.count - CastFraming.headerSize }
+    package var bodyBytes: Int { encodings[0].bytes.count - CastFraming.headerSize }
 
     /// The frame for `requestId` (1 or more), ready to write.
-    func frame(requestId: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
+    package func frame(requestId: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
         precondition(requestId > 0 && requestId <= Self.maximumRequestId, "requestIds are 1 to 15 digits")
         var digits = 1
         var rest = requestId / 10
@@ -72,15 +72,15 @@ struct CastFrameTemplate: Sendable {
 }
 
 /// The Cast messages the load generator sends, as a sender-0 talking to receiver-0.
-enum CastLoadMessages {
+package enum CastLoadMessages {
     /// CONNECT to receiver-0; castsim answers nothing (no protocolVersion is offered).
-    static let connect: ByteBuffer = try! CastFraming.frame(
+    package static let connect: ByteBuffer = try! CastFraming.frame(
         CastEnvelope(sourceId: CastEndpoint.platformSender, destinationId: CastEndpoint.platformReceiver,
                      namespace: CastNamespace.connection,
                      payload: .string(JSONValue.object(["type": "CONNECT", "userAgent": "castsim-load"]).jsonText())))
 
     /// GET_STATUS on the receiver namespace: castsim answers the sender alone.
-    static let getStatus = try! CastFrameTemplate { requestId in
+    package static let getStatus = try! CastFrameTemplate { requestId in
         receiverRequest(["type": "GET_STATUS", "requestId": .number(Double(requestId))])
     }
 

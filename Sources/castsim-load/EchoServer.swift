@@ -12,7 +12,7 @@ import NIOSSL
 /// to the sender, or with `broadcast` to every connection, as castsim broadcasts the
 /// status after SET_VOLUME. A frame without a requestId (CONNECT) gets no answer, as from
 /// castsim. So the gap between the two is what castsim's own work costs.
-enum EchoServer {
+package enum EchoServer {
     /// Binds and starts serving; the channel is the listener.
     static func start(host: String, port: Int, replyBytes: Int, broadcast: Bool) async throws -> (any Channel, MultiThreadedEventLoopGroup) {
         // castsim's own TLS identity (a 2048-bit RSA key, TLS 1.2 and up): the RSA signature
@@ -49,7 +49,7 @@ enum EchoServer {
     /// from receiver-0, its status string padded so that the body for a 1-digit requestId
     /// is `bodyBytes` long, as castsim's answer to requestId 1 was. Longer ids grow both
     /// by the same digits. Encoded by CastWire like everything else.
-    static func cannedReply(bodyBytes: Int, destination: String) throws -> CastFrameTemplate {
+    package static func cannedReply(bodyBytes: Int, destination: String) throws -> CastFrameTemplate {
         func template(padding: Int) throws -> CastFrameTemplate {
             try CastFrameTemplate { requestId in
                 CastEnvelope(sourceId: CastEndpoint.platformReceiver, destinationId: destination, namespace: CastNamespace.receiver,

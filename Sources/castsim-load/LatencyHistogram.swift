@@ -4,12 +4,12 @@ import NIOCore
 ///
 /// Every sample is kept rather than bucketed: a run is at most a few million samples of
 /// 8 bytes, and an exact p99.9 of a short run is worth more here than the memory.
-struct LatencyHistogram: Sendable {
+package struct LatencyHistogram: Sendable {
     private(set) var samples: [UInt64] = []
 
-    init() {}
+    package init() {}
 
-    init(_ samples: [UInt64]) { self.samples = samples }
+    package init(_ samples: [UInt64]) { self.samples = samples }
 
     mutating func record(_ nanoseconds: UInt64) { samples.append(nanoseconds) }
 
@@ -18,7 +18,7 @@ struct LatencyHistogram: Sendable {
     var count: Int { samples.count }
 
     /// The figures a report prints, in microseconds; nil without samples.
-    func summary() -> Summary? {
+    package func summary() -> Summary? {
         guard !samples.isEmpty else { return nil }
         let sorted = samples.sorted()
         /// Nearest rank: the smallest sample with at least `fraction` of them at or below it.
@@ -29,11 +29,11 @@ struct LatencyHistogram: Sendable {
         return Summary(p50: rank(0.50), p99: rank(0.99), p999: rank(0.999), max: Double(sorted.last!) / 1000)
     }
 
-    struct Summary: Sendable {
-        var p50: Double
-        var p99: Double
-        var p999: Double
-        var max: Double
+    package struct Summary: Sendable {
+        package var p50: Double
+        package var p99: Double
+        package var p999: Double
+        package var max: Double
     }
 }
 

@@ -17,11 +17,11 @@ import NIOCore
 /// `"status"` (and nothing inside a receiver status has that key); the requests this tool
 /// sends and the echo server's canned reply have the same shape; and the protobuf fields
 /// before the payload (ids, namespace) are ones this tool and castsim choose.
-enum ReplyScanner {
+package enum ReplyScanner {
     private static let key: [UInt8] = Array(#""requestId":"#.utf8)
 
     /// The first `"requestId":` integer in `body`, nil if there is none.
-    static func requestId(in body: ByteBuffer) -> Int? {
+    package static func requestId(in body: ByteBuffer) -> Int? {
         body.withUnsafeReadableBytes { requestId(in: $0) }
     }
 

@@ -32,7 +32,7 @@ struct DeviceOptions: ParsableArguments {
     @Option(help: "A developer PKI directory (`castsim certs generate --out DIR`) whose device certificate answers device auth. Default: the repository's certs/, else one kept in the state directory ($XDG_STATE_HOME/castsim/certs or ~/.local/state/castsim/certs).")
     var certs: String?
 
-    @Option(help: "Who advertises the device over mDNS: builtin (castsim's own responder, no daemon needed), avahi (a running avahi-daemon; castsim built with --traits Avahi) or off.")
+    @Option(help: "Who advertises the device over mDNS: builtin (castsim's own responder, no daemon needed), avahi (a running avahi-daemon, through libavahi-client) or off.")
     var mdns: MDNSChoice = .builtin
 
     @Option(name: .customLong("interface"), help: "Advertise on this network interface only (repeatable). Default: every multicast-capable interface.")

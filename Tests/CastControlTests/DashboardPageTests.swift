@@ -1,4 +1,4 @@
-@testable import CastControl
+import CastControl
 import CastDevice
 import CastSimulator
 import CastSimulatorTesting

@@ -1,4 +1,4 @@
-@testable import CastControl
+import CastControl
 import CastSimulator
 import CastSimulatorTesting
 import CastWire

@@ -1,4 +1,3 @@
-#if DEBUG
 import CastDevice
 import CastWire
 import Testing
@@ -7,7 +6,7 @@ import Testing
 /// hundred senders are connected or ten thousand: nothing on those paths may look at every
 /// connection. Work is counted, not timed: the heartbeat schedule, the virtual connection
 /// indexes and the scenario's connection list count the entries they look at
-/// (``SimulatedDevice/countVisits(_:)``, debug builds).
+/// (``SimulatedDevice/countVisits(_:)``).
 @Suite("Per-sender work does not grow with the number of senders")
 struct ScalingTests {
     @Test("A unicast request, an open, a close, a due heartbeat, an app broadcast: same work for 100 and 10,000 senders")
@@ -180,4 +179,3 @@ extension DeviceOutput {
         if case .send(_, let to) = self { to } else { nil }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if DEBUG
 import CastDevice
 import CastScenario
 import CastWire
@@ -59,4 +58,3 @@ struct ScenarioScalingTests {
                      payload: .string(payload.jsonText()))
     }
 }
-#endif

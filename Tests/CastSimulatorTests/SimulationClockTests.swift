@@ -1,4 +1,4 @@
-@testable import CastSimulator
+import CastSimulator
 import CastDevice
 import NIOCore
 import Testing

@@ -1,4 +1,4 @@
-@testable import CastWire
+import CastWire
 import Foundation
 import Testing
 

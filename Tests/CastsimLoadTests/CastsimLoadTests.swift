@@ -4,7 +4,7 @@ import Foundation
 import NIOCore
 import Testing
 
-@testable import castsim_load
+import castsim_load
 
 /// The load generator's own parts: what it sends must be what CastWire would encode, what
 /// it reads must find castsim's requestIds, and its echo server must answer with castsim's

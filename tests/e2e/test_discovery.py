@@ -279,3 +279,23 @@ def test_avahi_renames_on_a_collision(avahi: AvahiDaemon, link: Link, tmp_path: 
         browser.stop()
         squatter.terminate()
         squatter.wait()
+
+
+def test_avahi_without_libavahi_client_says_what_to_install(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    """castsim opens libavahi-client only when --mdns avahi asks (no build-time Avahi): where
+    the library cannot be loaded, the start is refused with what to install, not a crash."""
+    library = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    paths = [line.rsplit("=> ", 1)[1].strip() for line in library.splitlines()
+             if line.strip().startswith("libavahi-client.so.3 ") and "x86-64" in line]
+    assert paths, f"libavahi-client.so.3 is not installed (scripts/avahi-setup.sh installs it):\n{library[:500]}"
+    # An empty file in its place, in a mount namespace of this command's own.
+    command = (f"mount --bind /dev/null {paths[0]} && exec \"$@\"")
+    result = subprocess.run(
+        ["ip", "netns", "exec", link.device_ns, "unshare", "--mount", "--propagation", "private", "sh", "-c", command, "castsim",
+         str(castsim_bin), "run", "--host", link.device_ip, "--port", "0", "--http-port", "off", "--https-port", "off",
+         "--control-port", "off", "--mdns", "avahi", "--interface", link.device_if],
+        capture_output=True, text=True, timeout=30, env={"XDG_STATE_HOME": str(tmp_path), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+    assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
+    assert "--mdns avahi needs libavahi-client" in result.stderr, result.stderr
+    assert "apt install avahi-daemon libavahi-client3" in result.stderr and "--mdns builtin" in result.stderr, result.stderr
+    assert "castsim ready" not in result.stdout

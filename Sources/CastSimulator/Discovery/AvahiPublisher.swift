@@ -1,11 +1,10 @@
-#if Avahi
-import CAvahiClient
 import CastDevice
 import CastDiscovery
 import Logging
 import NIOConcurrencyHelpers
 
-/// Publishes the device through a running avahi-daemon (libavahi-client over D-Bus), for
+/// Publishes the device through a running avahi-daemon (libavahi-client over D-Bus, opened
+/// at run time: ``AvahiLibrary``), for
 /// desktops where Avahi owns mDNS: the same records as castsim's own responder (the Cast
 /// service with its TXT, the `_<APPID>._sub` subtypes, and the host `<uuid>.local` with
 /// its addresses), renamed by Avahi's rule on a collision.
@@ -16,8 +15,9 @@ import NIOConcurrencyHelpers
 final class AvahiPublisher: @unchecked Sendable {
     static let serviceType = "_googlecast._tcp"
     /// IPv4 and IPv6, and every interface: Avahi's "unspecified".
-    static let anyProtocol = AvahiProtocol(AVAHI_PROTO_UNSPEC)
-    static let anyInterface = AvahiIfIndex(AVAHI_IF_UNSPEC)
+    static let anyProtocol = AvahiLibrary.protoUnspecified
+    static let anyInterface = AvahiLibrary.interfaceUnspecified
+    private let avahi: AvahiLibrary
     private let poll: OpaquePointer
     private var client: OpaquePointer?
     private var group: OpaquePointer?
@@ -31,7 +31,9 @@ final class AvahiPublisher: @unchecked Sendable {
 
     /// Connects to avahi-daemon; throws, saying so, when it is not running.
     init(description: CastServiceDescription, addresses: [String], interfaceIndexes: [Int32], logger: Logger) throws {
-        guard let poll = avahi_threaded_poll_new() else { throw DiscoveryUnavailable(description: "Avahi: cannot make its event loop") }
+        let avahi = try AvahiLibrary.shared.get()
+        self.avahi = avahi
+        guard let poll = avahi.threadedPollNew() else { throw DiscoveryUnavailable(description: "Avahi: cannot make its event loop") }
         self.poll = poll
         self.description = description
         self.addresses = addresses
@@ -40,20 +42,20 @@ final class AvahiPublisher: @unchecked Sendable {
         self.logger = logger
         var error: Int32 = 0
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let client = avahi_client_new(avahi_threaded_poll_get(poll), AvahiClientFlags(0), { client, state, context in
+        guard let client = avahi.clientNew(avahi.threadedPollGet(poll), 0, { client, state, context in
             guard let context else { return }
             Unmanaged<AvahiPublisher>.fromOpaque(context).takeUnretainedValue().clientChanged(client, state)
         }, context, &error) else {
-            avahi_threaded_poll_free(poll)
-            throw DiscoveryUnavailable(description: "avahi-daemon is not running or not reachable over D-Bus (\(String(cString: avahi_strerror(error))))")
+            avahi.threadedPollFree(poll)
+            throw DiscoveryUnavailable(description: "avahi-daemon is not running or not reachable over D-Bus (\(avahi.message(error)))")
         }
         self.client = client
-        avahi_threaded_poll_start(poll)
+        _ = avahi.threadedPollStart(poll)
     }
 
     private func locked<T>(_ body: () -> T) -> T {
-        avahi_threaded_poll_lock(poll)
-        defer { avahi_threaded_poll_unlock(poll) }
+        avahi.threadedPollLock(poll)
+        defer { avahi.threadedPollUnlock(poll) }
         return body()
     }
 
@@ -74,12 +76,11 @@ final class AvahiPublisher: @unchecked Sendable {
                 register()
                 return
             }
-            let txt = Self.stringList(changed.txt)
-            defer { avahi_string_list_free(txt) }
+            let txt = stringList(changed.txt)
+            defer { avahi.stringListFree(txt) }
             for index in interfaceIndexes {
-                let result = avahi_entry_group_update_service_txt_strlst(group, index, Self.anyProtocol, AvahiPublishFlags(0), name,
-                                                                          Self.serviceType, nil, txt)
-                if result < 0 { logger.error("Avahi: TXT update failed: \(String(cString: avahi_strerror(result)))") }
+                let result = avahi.entryGroupUpdateServiceTxtStrlst(group, index, Self.anyProtocol, 0, name, Self.serviceType, nil, txt)
+                if result < 0 { logger.error("Avahi: TXT update failed: \(avahi.message(result))") }
             }
         }
     }
@@ -88,7 +89,7 @@ final class AvahiPublisher: @unchecked Sendable {
     func withdraw() {
         locked {
             withdrawn = true
-            if let group { avahi_entry_group_reset(group) }
+            if let group { _ = avahi.entryGroupReset(group) }
         }
     }
 
@@ -102,52 +103,52 @@ final class AvahiPublisher: @unchecked Sendable {
     }
 
     func close() {
-        avahi_threaded_poll_stop(poll)
-        if let group { avahi_entry_group_free(group) }
-        if let client { avahi_client_free(client) }
+        _ = avahi.threadedPollStop(poll)
+        if let group { _ = avahi.entryGroupFree(group) }
+        if let client { avahi.clientFree(client) }
         group = nil
         client = nil
-        avahi_threaded_poll_free(poll)
+        avahi.threadedPollFree(poll)
     }
 
     // MARK: Avahi's side (lock held)
 
-    private func clientChanged(_ client: OpaquePointer?, _ state: AvahiClientState) {
+    private func clientChanged(_ client: OpaquePointer?, _ state: Int32) {
         switch state {
-        case AVAHI_CLIENT_S_RUNNING:
+        case AvahiLibrary.clientRunning:
             // The daemon is up (again): publish unless already done.
             if group == nil, !withdrawn { register(on: client) }
-        case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
+        case AvahiLibrary.clientCollision, AvahiLibrary.clientRegistering:
             // The daemon's own host name is being renamed: ours waits for it.
-            if let group { avahi_entry_group_reset(group) }
-        case AVAHI_CLIENT_FAILURE:
-            logger.error("Avahi: lost the daemon (\(String(cString: avahi_strerror(avahi_client_errno(client)))); the device is no longer advertised")
+            if let group { _ = avahi.entryGroupReset(group) }
+        case AvahiLibrary.clientFailure:
+            logger.error("Avahi: lost the daemon (\(avahi.message(avahi.clientErrno(client)))); the device is no longer advertised")
         default:
             break
         }
     }
 
-    private func groupChanged(_ state: AvahiEntryGroupState) {
+    private func groupChanged(_ state: Int32) {
         switch state {
-        case AVAHI_ENTRY_GROUP_ESTABLISHED:
+        case AvahiLibrary.groupEstablished:
             logger.info("Avahi: advertising \(name).\(Self.serviceType).local")
-        case AVAHI_ENTRY_GROUP_COLLISION:
+        case AvahiLibrary.groupCollision:
             // Another host has the name: Avahi's next one ("Name #2"), and publish again.
             renameAndRegister()
-        case AVAHI_ENTRY_GROUP_FAILURE:
-            logger.error("Avahi: publishing failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+        case AvahiLibrary.groupFailure:
+            logger.error("Avahi: publishing failed: \(avahi.message(avahi.clientErrno(client)))")
         default:
             break
         }
     }
 
     private func renameAndRegister(attempt: Int = 1) {
-        guard attempt <= 20, let next = avahi_alternative_service_name(name) else {
+        guard attempt <= 20, let next = avahi.alternativeServiceName(name) else {
             logger.error("Avahi: no free name after \(attempt - 1) tries; the device is not advertised")
             return
         }
         let renamed = String(cString: next)
-        avahi_free(next)
+        avahi.free(next)
         logger.notice("Avahi: another host claims \"\(name)\"; advertising as \"\(renamed)\"")
         name = renamed
         register(attempt: attempt)
@@ -157,28 +158,28 @@ final class AvahiPublisher: @unchecked Sendable {
         guard let client = client ?? self.client else { return }
         if group == nil {
             let context = Unmanaged.passUnretained(self).toOpaque()
-            group = avahi_entry_group_new(client, { _, state, context in
+            group = avahi.entryGroupNew(client, { _, state, context in
                 guard let context else { return }
                 Unmanaged<AvahiPublisher>.fromOpaque(context).takeUnretainedValue().groupChanged(state)
             }, context)
         } else if let group {
-            avahi_entry_group_reset(group)
+            _ = avahi.entryGroupReset(group)
         }
         guard let group else {
-            logger.error("Avahi: cannot make an entry group: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+            logger.error("Avahi: cannot make an entry group: \(avahi.message(avahi.clientErrno(client)))")
             return
         }
         let host = "\(description.hostLabel).local"
-        let txt = Self.stringList(description.txt)
-        defer { avahi_string_list_free(txt) }
+        let txt = stringList(description.txt)
+        defer { avahi.stringListFree(txt) }
         var problems: [String] = []
         func check(_ result: Int32, _ what: String) {
-            if result < 0 { problems.append("\(what): \(String(cString: avahi_strerror(result)))") }
+            if result < 0 { problems.append("\(what): \(avahi.message(result))") }
         }
         for index in interfaceIndexes {
-            let added = avahi_entry_group_add_service_strlst(group, index, Self.anyProtocol, AvahiPublishFlags(0), name, Self.serviceType,
-                                                             nil, host, UInt16(clamping: description.port), txt)
-            if added == AVAHI_ERR_COLLISION {
+            let added = avahi.entryGroupAddServiceStrlst(group, index, Self.anyProtocol, 0, name, Self.serviceType,
+                                                          nil, host, UInt16(clamping: description.port), txt)
+            if added == AvahiLibrary.errorCollision {
                 // Someone on this very daemon has the name (the network's say comes later, as
                 // a group state).
                 renameAndRegister(attempt: attempt + 1)
@@ -186,31 +187,32 @@ final class AvahiPublisher: @unchecked Sendable {
             }
             check(added, "service")
             for appId in description.appIds {
-                check(avahi_entry_group_add_service_subtype(group, index, Self.anyProtocol, AvahiPublishFlags(0), name,
-                                                            Self.serviceType, nil, "_\(appId)._sub.\(Self.serviceType)"), "subtype \(appId)")
+                check(avahi.entryGroupAddServiceSubtype(group, index, Self.anyProtocol, 0, name,
+                                                        Self.serviceType, nil, "_\(appId)._sub.\(Self.serviceType)"), "subtype \(appId)")
             }
             for address in addresses {
-                var parsed = AvahiAddress()
-                guard avahi_address_parse(address, Self.anyProtocol, &parsed) != nil else { continue }
-                // No reverse (PTR) record: the daemon already owns the address's reverse name.
-                check(avahi_entry_group_add_address(group, index, Self.anyProtocol, AvahiPublishFlags(AVAHI_PUBLISH_NO_REVERSE.rawValue),
-                                                    host, &parsed), "address \(address)")
+                var parsed: AvahiLibrary.Address = (0, 0, 0, 0, 0)
+                let added = withUnsafeMutableBytes(of: &parsed) { storage -> Int32? in
+                    guard avahi.addressParse(address, Self.anyProtocol, storage.baseAddress) != nil else { return nil }
+                    // No reverse (PTR) record: the daemon already owns the address's reverse name.
+                    return avahi.entryGroupAddAddress(group, index, Self.anyProtocol, AvahiLibrary.publishNoReverse, host,
+                                                      UnsafeRawPointer(storage.baseAddress))
+                }
+                if let added { check(added, "address \(address)") }
             }
         }
         for problem in problems { logger.error("Avahi: \(problem)") }
-        check(avahi_entry_group_commit(group), "commit")
+        check(avahi.entryGroupCommit(group), "commit")
     }
 
     /// The TXT entries in order (Avahi prepends, so they go in backwards).
-    static func stringList(_ entries: [String]) -> UnsafeMutablePointer<AvahiStringList>? {
-        var list: UnsafeMutablePointer<AvahiStringList>?
-        for entry in entries.reversed() { list = avahi_string_list_add(list, entry) }
+    private func stringList(_ entries: [String]) -> OpaquePointer? {
+        var list: OpaquePointer?
+        for entry in entries.reversed() { list = avahi.stringListAdd(list, entry) }
         return list
     }
 }
-#endif
 
-#if Avahi
 /// The Avahi backend at work: publishes once, then follows the device's events as the
 /// built-in ``Advertiser`` does (TXT with the running app, withdraw, restore elsewhere).
 final class AvahiAdvertiser: Sendable {
@@ -225,7 +227,7 @@ final class AvahiAdvertiser: Sendable {
         self.host = NIOLockedValueBox(host)
         self.description = NIOLockedValueBox(description)
         publisher = try AvahiPublisher(description: description, addresses: Self.addresses(host: host, on: interfaces),
-                                       interfaceIndexes: interfaceNames.isEmpty ? [] : interfaces.map { AvahiIfIndex($0.index) },
+                                       interfaceIndexes: interfaceNames.isEmpty ? [] : interfaces.map { Int32($0.index) },
                                        logger: logger)
         publisher.publish()
     }
@@ -266,4 +268,3 @@ final class AvahiAdvertiser: Sendable {
         publisher.close()
     }
 }
-#endif

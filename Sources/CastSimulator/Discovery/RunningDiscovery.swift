@@ -4,17 +4,13 @@ import NIOCore
 /// Who advertises the running device: castsim's own responder, or avahi-daemon.
 enum RunningDiscovery: Sendable {
     case builtin(NIOLoopBound<Advertiser>)
-    #if Avahi
     case avahi(AvahiAdvertiser)
-    #endif
 
     /// On the device's loop: what the device's events change in the advertisement.
     func deviceEvent(_ event: DeviceEvent, snapshot: () -> DeviceSnapshot) {
         switch self {
         case .builtin(let advertiser): advertiser.value.deviceEvent(event, snapshot: snapshot)
-        #if Avahi
         case .avahi(let advertiser): advertiser.deviceEvent(event, snapshot: snapshot)
-        #endif
         }
     }
 
@@ -23,10 +19,8 @@ enum RunningDiscovery: Sendable {
         switch self {
         case .builtin(let advertiser):
             try? await advertiser.eventLoop.flatSubmit { advertiser.value.shutDown() }.get()
-        #if Avahi
         case .avahi(let advertiser):
             advertiser.shutDown()
-        #endif
         }
     }
 }

@@ -1,4 +1,4 @@
-@testable import CastControl
+import CastControl
 import CastDevice
 import CastScenario
 import CastSimulator

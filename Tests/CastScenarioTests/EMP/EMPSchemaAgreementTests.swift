@@ -1,5 +1,5 @@
 import CastDevice
-@testable import CastScenario
+import CastScenario
 import CastWire
 import Testing
 
