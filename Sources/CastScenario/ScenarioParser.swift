@@ -59,8 +59,8 @@ package enum ScenarioKeys {
     /// Every top-level key: the scenario's own and the apps' sections.
     package static var top: Set<String> { base.union(AppRegistry.builtIn.sections.map(\.key)) }
     package static let device: Set<String> = [
-        "name", "model", "manufacturer", "uuid", "capabilities", "volume", "apps", "heartbeatInterval", "idleTimeout",
-        "defaultMediaDuration", "playbackRateRange", "liveWindow", "isolateRequestIds", "deviceAuth",
+        "profile", "name", "model", "manufacturer", "uuid", "capabilities", "volume", "apps", "heartbeatInterval",
+        "idleTimeout", "defaultMediaDuration", "playbackRateRange", "liveWindow", "isolateRequestIds", "deviceAuth",
     ]
     package static let capability: Set<String> = ["video", "audio"]
     package static let volume: Set<String> = ["level", "muted"]
@@ -156,10 +156,20 @@ struct ScenarioParser {
 
     private func device(_ value: JSONReader) -> DeviceConfiguration? {
         guard reader.members(value, allowed: ScenarioKeys.device) != nil else { return nil }
-        var video = true
+        // A real family first (docs/profiles.md); the file's own fields below override it.
+        let profile = reader.read(value["profile"]) { member throws(JSONReadError) -> DeviceProfile in
+            let name = try member.string(nonEmpty: true)
+            guard let profile = DeviceProfile.catalog.first(where: { $0.name == name }) else {
+                throw member.error(UnknownProfile(name: name).description)
+            }
+            return profile
+        }
+        var video = profile?.supportsVideo ?? true
         var audio = true
+        var capabilitiesGiven = false
         if let capabilities = value["capabilities"], reader.members(capabilities, allowed: ScenarioKeys.capability) != nil {
-            video = reader.read(capabilities["video"]) { try $0.bool() } ?? true
+            capabilitiesGiven = true
+            video = reader.read(capabilities["video"]) { try $0.bool() } ?? video
             audio = reader.read(capabilities["audio"]) { try $0.bool() } ?? true
         }
         let name = reader.read(value["name"]) { try $0.string(nonEmpty: true) } ?? "castsim"
@@ -174,9 +184,20 @@ struct ScenarioParser {
         guard var identity = try? DeviceIdentity(uuid: uuid, friendlyName: name, supportsVideo: video, supportsAudio: audio) else {
             return nil
         }
-        identity.modelName = reader.read(value["model"]) { try $0.string(nonEmpty: true) } ?? identity.modelName
-        identity.manufacturer = reader.read(value["manufacturer"]) { try $0.string(nonEmpty: true) } ?? identity.manufacturer
         var configuration = DeviceConfiguration(identity: identity)
+        if let profile {
+            profile.apply(to: &configuration)
+            if capabilitiesGiven {
+                // The file says what the device can do: its bits follow from that, not the family's.
+                configuration.identity.supportsVideo = video
+                configuration.identity.supportsAudio = audio
+                configuration.identity.advertisedCapabilities = nil
+                configuration.idleScreenAppId = video ? CastAppDefinition.backdrop.appId : nil
+            }
+        }
+        configuration.identity.modelName = reader.read(value["model"]) { try $0.string(nonEmpty: true) } ?? configuration.identity.modelName
+        configuration.identity.manufacturer = reader.read(value["manufacturer"]) { try $0.string(nonEmpty: true) }
+            ?? configuration.identity.manufacturer
         if let volume = value["volume"], reader.members(volume, allowed: ScenarioKeys.volume) != nil {
             configuration.initialVolume = reader.read(volume["level"]) { try $0.double(in: 0...1) } ?? 1
             configuration.initiallyMuted = reader.read(volume["muted"]) { try $0.bool() } ?? false

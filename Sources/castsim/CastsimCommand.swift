@@ -7,6 +7,6 @@ struct CastsimCommand: AsyncParsableCommand {
         abstract: "A simulated Google Cast device for testing Cast senders.",
         version: VersionCommand.line,
         subcommands: [RunCommand.self, RelayCommand.self, CtlCommand.self, ValidateCommand.self, SchemaCommand.self, CertsCommand.self,
-                      RecordingCommand.self, ScenarioCommand.self, VersionCommand.self],
+                      RecordingCommand.self, ScenarioCommand.self, ProfilesCommand.self, VersionCommand.self],
         defaultSubcommand: RunCommand.self)
 }

@@ -27,7 +27,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Friendly name shown in senders' device pickers. Default: the scenario's, else \"castsim\".")
     var name: String?
 
-    @Option(help: "Model name (eureka_info model_name, mDNS md). Default: the scenario's, else \"Chromecast\".")
+    @Option(help: "A real device family to be: its model, maker, ca bits, volume control and idle screen (`castsim profiles` lists them). A scenario names its own in device.profile.")
+    var profile: String?
+
+    @Option(help: "Model name (eureka_info model_name, mDNS md). Default: the profile's or the scenario's, else \"Chromecast\".")
     var model: String?
 
     @Option(help: "Device UUID: 32 hex digits, with or without dashes. Default: the scenario's, else derived from the name, so it is stable across runs.")
@@ -226,6 +229,9 @@ struct RunCommand: AsyncParsableCommand {
             } catch let error as ScenarioValidationError {
                 throw ValidationError(error.description)
             }
+            if profile != nil {
+                throw ValidationError("--profile is for a device without a scenario; a scenario names its family in device.profile")
+            }
             if loaded.devices.count > 1 || !loaded.groups.isEmpty, name != nil || model != nil || uuid != nil {
                 throw ValidationError("--name, --model and --uuid name one device; this scenario's household names its own")
             }
@@ -236,6 +242,14 @@ struct RunCommand: AsyncParsableCommand {
             let name = self.name ?? "castsim"
             let identity = try DeviceIdentity(uuid: uuid ?? DeviceIdentity.derivedUUID(for: name), supportsVideo: !audioOnly)
             var device = DeviceConfiguration(identity: identity)
+            if let profile {
+                do {
+                    try DeviceProfile.named(profile).apply(to: &device)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+                if audioOnly { throw ValidationError("--audio-only and --profile: the profile says whether the device has video") }
+            }
             device.heartbeatInterval = heartbeatInterval > 0 ? heartbeatInterval : nil
             device.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
             device.defaultMediaDuration = defaultDuration
@@ -246,7 +260,8 @@ struct RunCommand: AsyncParsableCommand {
         if let model { identity.modelName = model }
         if let uuid { identity = try DeviceIdentity(uuid: uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
                                                     manufacturer: identity.manufacturer, supportsVideo: identity.supportsVideo,
-                                                    supportsAudio: identity.supportsAudio) }
+                                                    supportsAudio: identity.supportsAudio,
+                                                    advertisedCapabilities: identity.advertisedCapabilities) }
         configuration.device.identity = identity
         if isolateRequestIds { configuration.device.isolateRequestIds = true }
         if let deviceAuth { configuration.device.deviceAuth = deviceAuth }

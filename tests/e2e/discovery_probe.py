@@ -70,6 +70,7 @@ def chromecasts(seconds: float) -> None:
         "model_name": cast.cast_info.model_name,
         "uuid": str(cast.cast_info.uuid),
         "cast_type": cast.cast_info.cast_type,
+        "manufacturer": cast.cast_info.manufacturer,
         "host": cast.cast_info.host,
         "port": cast.cast_info.port,
     } for cast in casts])

@@ -103,7 +103,7 @@ def test_pychromecast_finds_the_device_and_plays(link: Link, tmp_path: Path, cas
     try:
         found = probe(link, "chromecasts", "5")["devices"]
         assert found == [{"friendly_name": "Bedroom", "model_name": "Chromecast", "uuid": str(device_uuid),
-                          "cast_type": "cast", "host": link.device_ip, "port": 8009}]
+                          "cast_type": "cast", "manufacturer": "Google Inc.", "host": link.device_ip, "port": 8009}]
         played = probe(link, "play", "Bedroom", "http://media.test/movie.mp4")
         assert played == {"player_state": "PLAYING", "content_id": "http://media.test/movie.mp4", "app_id": "CC1AD845"}
     finally:

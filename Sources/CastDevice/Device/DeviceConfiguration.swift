@@ -40,11 +40,19 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     public var deviceAuth: DeviceAuthMode = .devRoot
     /// A device's own endpoint, or a speaker group's (``MultizoneRole``).
     public var multizone: MultizoneRole = .device
+    /// The volume's control type and step; nil: a speaker's (attenuation, 0.05). Optional so
+    /// that recordings written before it read back unchanged.
+    public var volumeControl: VolumeControl?
+    /// The real device family it plays (``DeviceProfile``), by name; nil: castsim's own.
+    public var profile: String?
 
     public init(identity: DeviceIdentity) {
         self.identity = identity
         if !identity.supportsVideo { idleScreenAppId = nil }
     }
+
+    /// What RECEIVER_STATUS says about the volume control.
+    public var effectiveVolumeControl: VolumeControl { volumeControl ?? .attenuation }
 
     public func app(withId appId: String) -> CastAppDefinition? {
         apps.first { $0.appId == appId }

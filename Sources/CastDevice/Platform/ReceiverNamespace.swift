@@ -86,6 +86,10 @@ extension SimulatedDevice {
     /// device on the multizone namespace (groups.md §4.3).
     mutating func changeVolume(_ change: VolumeChange, answering requester: Requester?) {
         let before = volume
+        var change = change
+        // A fixed volume is not the sender's to set: the status answers with the level
+        // unchanged (muting still works).
+        if configuration.effectiveVolumeControl.controlType == .fixed { change.level = nil }
         setVolume(change.applied(to: volume))
         broadcastReceiverStatus(answering: requester)
         if volume != before { ownVolumeChanged() }

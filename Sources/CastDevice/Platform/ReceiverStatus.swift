@@ -11,6 +11,7 @@ struct ReceiverStatusInputs: Equatable {
     }
 
     var volume: Volume
+    var volumeControl: VolumeControl
     var application: Application?
     /// nil on an audio-only device, which reports neither isActiveInput nor isStandBy.
     var isStandBy: Bool?
@@ -20,10 +21,10 @@ struct ReceiverStatusInputs: Equatable {
         var status: [String: JSONValue] = [
             "userEq": [:],
             "volume": [
-                "controlType": "attenuation",
+                "controlType": .string(volumeControl.controlType.rawValue),
                 "level": .number(volume.level),
                 "muted": .bool(volume.muted),
-                "stepInterval": 0.05,
+                "stepInterval": .number(volumeControl.stepInterval),
             ],
         ]
         if let application {
@@ -69,6 +70,7 @@ extension SimulatedDevice {
     var receiverStatusInputs: ReceiverStatusInputs {
         ReceiverStatusInputs(
             volume: volume,
+            volumeControl: configuration.effectiveVolumeControl,
             application: runningApp.map { running in
                 ReceiverStatusInputs.Application(
                     instance: running.instance, namespaces: running.definition.namespaces,

@@ -1,0 +1,84 @@
+/// The families castsim can be, one value each. Every value's source is in docs/profiles.md
+/// (captures of real TXT records and eureka_info bodies, sender code, issue reports); where
+/// no capture exists the value is the nearest family's, marked there as an analogy.
+extension DeviceProfile {
+    public static let catalog: [DeviceProfile] = [
+        chromecast, chromecastUltra, chromecastAudio, chromecastWithGoogleTV, googleTVStreamer,
+        nestMini, nestAudio, homeMax, nestHub, nestHubMax, pixelTabletHub, bravia, vizioSmartCast, jblLink, airReceiver,
+    ]
+
+    public static let chromecast = DeviceProfile(
+        name: "chromecast", kind: .dongle, differs: "3rd gen dongle: master volume, Backdrop when idle",
+        modelName: "Chromecast", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 200_709,
+        volumeControl: .master, idleScreen: true)
+
+    public static let chromecastUltra = DeviceProfile(
+        name: "chromecast-ultra", kind: .dongle, differs: "4K HDR dongle (ca bit 13)",
+        modelName: "Chromecast Ultra", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 208_901,
+        volumeControl: .master, idleScreen: true)
+
+    public static let chromecastAudio = DeviceProfile(
+        name: "chromecast-audio", kind: .speaker, differs: "audio only, no applications when idle",
+        modelName: "Chromecast Audio", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
+        volumeControl: .attenuation, idleScreen: false)
+
+    public static let chromecastWithGoogleTV = DeviceProfile(
+        name: "chromecast-google-tv", kind: .dongle, differs: "Google TV: manufacturer \"Google\", Android TV ca bit 18",
+        modelName: "Chromecast", manufacturer: "Google", supportsVideo: true, capabilities: 465_413,
+        volumeControl: .master, idleScreen: true)
+
+    public static let googleTVStreamer = DeviceProfile(
+        name: "google-tv-streamer", kind: .dongle, differs: "model unknown to pychromecast (probed), manufacturer \"Google\"",
+        modelName: "Google TV Streamer", manufacturer: "Google", supportsVideo: true, capabilities: 465_413,
+        volumeControl: .master, idleScreen: true)
+
+    public static let nestMini = DeviceProfile(
+        name: "nest-mini", kind: .speaker, differs: "speaker: audio only, attenuation, no applications when idle",
+        modelName: "Google Nest Mini", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
+        volumeControl: .attenuation, idleScreen: false)
+
+    public static let nestAudio = DeviceProfile(
+        name: "nest-audio", kind: .speaker, differs: "speaker, stereo-pair capable",
+        modelName: "Nest Audio", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
+        volumeControl: .attenuation, idleScreen: false)
+
+    public static let homeMax = DeviceProfile(
+        name: "home-max", kind: .speaker, differs: "speaker whose model pychromecast does not know (probed)",
+        modelName: "Google Home Max", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
+        volumeControl: .attenuation, idleScreen: false)
+
+    public static let nestHub = DeviceProfile(
+        name: "nest-hub", kind: .hub, differs: "smart display: video and touch (ca bit 15), no Backdrop",
+        modelName: "Google Nest Hub", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 231_941,
+        volumeControl: .attenuation, idleScreen: false)
+
+    public static let nestHubMax = DeviceProfile(
+        name: "nest-hub-max", kind: .hub, differs: "smart display, 720p30",
+        modelName: "Google Nest Hub Max", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 233_477,
+        volumeControl: .attenuation, idleScreen: false)
+
+    public static let pixelTabletHub = DeviceProfile(
+        name: "pixel-tablet-hub", kind: .hub, differs: "tablet in hub mode: empty application list when idle, probed",
+        modelName: "Pixel Tablet", manufacturer: "Google", supportsVideo: true, capabilities: 465_413,
+        volumeControl: .attenuation, idleScreen: false)
+
+    public static let bravia = DeviceProfile(
+        name: "bravia", kind: .tv, differs: "Sony Android TV: manufacturer Sony, model probed",
+        modelName: "BRAVIA 4K UR3", manufacturer: "Sony", supportsVideo: true, capabilities: 264_709,
+        volumeControl: .master, idleScreen: true)
+
+    public static let vizioSmartCast = DeviceProfile(
+        name: "vizio-smartcast", kind: .tv, differs: "TV of another maker: manufacturer Vizio, no Backdrop",
+        modelName: "V705-H3", manufacturer: "Vizio", supportsVideo: true, capabilities: 200_709,
+        volumeControl: .master, idleScreen: false)
+
+    public static let jblLink = DeviceProfile(
+        name: "jbl-link", kind: .speaker, differs: "third-party speaker: manufacturer JBL",
+        modelName: "JBL Link 20", manufacturer: "JBL", supportsVideo: false, capabilities: 198_660,
+        volumeControl: .attenuation, idleScreen: false)
+
+    public static let airReceiver = DeviceProfile(
+        name: "airreceiver", kind: .software, differs: "software receiver: old ca bits, no Backdrop",
+        modelName: "AirReceiver", manufacturer: "AirReceiver", supportsVideo: true, capabilities: 4_101,
+        volumeControl: .attenuation, idleScreen: false)
+}

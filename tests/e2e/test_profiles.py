@@ -1,0 +1,93 @@
+"""End-to-end: device profiles (castsim profiles) as pychromecast's discovery sees them.
+
+A household of real families in one castsim, each on its own address of a namespace's
+veth, two speakers in a group; pychromecast browses from the other namespace. A model in
+its table is classified by name; any other is probed over HTTPS 8443 (eureka_info's
+display_supported and manufacturer), as with the real devices (docs/profiles.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from e2e_harness import start_castsim
+from netns import Link, NamespaceUnavailable, create_link
+from test_groups import DISCOVERY_PROBE, probe
+
+# name: (profile, address, what pychromecast reports: cast type, manufacturer, model)
+HOUSEHOLD = {
+    "TV": ("bravia", "10.77.0.1", ("cast", "Sony", "BRAVIA 4K UR3")),                       # probed
+    "Hub": ("nest-hub", "10.77.0.3", ("cast", "Google Inc.", "Google Nest Hub")),           # table
+    "Kitchen": ("nest-mini", "10.77.0.4", ("audio", "Google Inc.", "Google Nest Mini")),    # table
+    "Bedroom": ("nest-mini", "10.77.0.5", ("audio", "Google Inc.", "Google Nest Mini")),
+    "Den": ("home-max", "10.77.0.6", ("audio", "Google Inc.", "Google Home Max")),          # probed: no display
+    "Tablet": ("pixel-tablet-hub", "10.77.0.7", ("cast", "Google", "Pixel Tablet")),        # probed
+    # In the table as "chromecast", so shown as Google Inc. although the device says Google.
+    "Lounge": ("chromecast-google-tv", "10.77.0.8", ("cast", "Google Inc.", "Chromecast")),
+    "Patio": ("jbl-link", "10.77.0.9", ("audio", "JBL", "JBL Link 20")),                    # table
+}
+GROUP_PORT = 32163
+
+
+@pytest.fixture
+def link() -> Iterator[Link]:
+    try:
+        made = create_link()
+        for _, address, _ in list(HOUSEHOLD.values())[1:]:
+            made.add_address(address)
+    except NamespaceUnavailable as error:
+        pytest.fail(f"profile tests need network namespaces of their own: {error}", pytrace=False)
+    yield made
+    made.destroy()
+
+
+def test_pychromecast_classifies_a_household_of_profiles_as_the_real_models(link: Link, tmp_path: Path,
+                                                                             castsim_bin: Path) -> None:
+    scenario = tmp_path / "profiles.json"
+    scenario.write_text(json.dumps({
+        "name": "a house of real families",
+        "devices": [{"name": name, "profile": profile} for name, (profile, _, _) in HOUSEHOLD.items()],
+        "groups": [{"name": "Upstairs", "members": ["Kitchen", "Bedroom"], "leader": "Kitchen", "port": GROUP_PORT}],
+    }))
+    addresses = ",".join(address for _, address, _ in HOUSEHOLD.values())
+    device = start_castsim(
+        castsim_bin, addresses, tmp_path, name="TV", pass_name=False, pass_uuid=False,
+        extra_args=("--scenario", str(scenario), "--mdns", "builtin", "--interface", link.device_if),
+        prefix=("ip", "netns", "exec", link.device_ns))
+    try:
+        found = {entry["friendly_name"]: entry for entry in probe(link, DISCOVERY_PROBE, "chromecasts", "8")["devices"]}
+        assert sorted(found) == sorted([*HOUSEHOLD, "Upstairs"]), found
+        for name, (profile, address, (cast_type, manufacturer, model)) in HOUSEHOLD.items():
+            seen = found[name]
+            assert (seen["cast_type"], seen["manufacturer"], seen["model_name"]) == (cast_type, manufacturer, model), (profile, seen)
+            assert (seen["host"], seen["port"]) == (address, 8009), (profile, seen)
+        assert found["Upstairs"]["cast_type"] == "group" and found["Upstairs"]["port"] == GROUP_PORT
+    finally:
+        device.stop()
+
+
+def test_the_profiles_command_and_bad_profile_names(castsim_bin: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    listed = subprocess.run([str(castsim_bin), "profiles"], capture_output=True, text=True, timeout=30)
+    assert listed.returncode == 0, listed.stderr
+    rows = listed.stdout.splitlines()
+    assert rows[0].split()[:2] == ["NAME", "KIND"]
+    names = [row.split()[0] for row in rows[1:]]
+    assert len(names) >= 14 and {"chromecast", "nest-mini", "nest-hub", "bravia", "airreceiver"} <= set(names), names
+
+    env = {"XDG_STATE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    unknown = subprocess.run([str(castsim_bin), "run", "--profile", "chromecast-9", "--mdns", "off"],
+                             capture_output=True, text=True, timeout=30, env=env)
+    assert unknown.returncode != 0
+    assert 'no device profile "chromecast-9"' in unknown.stderr and "nest-mini" in unknown.stderr, unknown.stderr
+
+    scenario = tmp_path / "one.json"
+    scenario.write_text(json.dumps({"name": "one", "device": {"profile": "nest-mini"}}))
+    both = subprocess.run([str(castsim_bin), "run", "--profile", "bravia", "--scenario", str(scenario), "--mdns", "off"],
+                          capture_output=True, text=True, timeout=30, env=env)
+    assert both.returncode != 0 and "device.profile" in both.stderr, both.stderr
