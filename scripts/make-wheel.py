@@ -4,7 +4,8 @@
     scripts/make-wheel.py --binary PATH --version VERSION --platform manylinux_2_XX_x86_64 --out DIR
 
 scripts/release.sh runs it. The wheel holds castsim/*.py, castsim/py.typed and
-castsim/bin/castsim (mode 0755), and its metadata from python/pyproject.toml: the
+castsim/bin/castsim (mode 0755), the binary's third-party licenses (--notices) in its
+dist-info, and its metadata from python/pyproject.toml: the
 pytest11 entry point and the `castsim` console script (castsim/console.py, which runs
 the binary). It is tagged py3-none-PLATFORM: pure Python around one native binary.
 
@@ -58,6 +59,7 @@ def entry_points(project: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", type=Path, required=True)
+    parser.add_argument("--notices", type=Path, help="the licenses of what the binary links in")
     parser.add_argument("--version", required=True)
     parser.add_argument("--platform", required=True, help="e.g. manylinux_2_34_x86_64")
     parser.add_argument("--out", type=Path, required=True)
@@ -85,6 +87,8 @@ def main() -> int:
         (f"{info}/entry_points.txt", entry_points(project).encode(), 0o644),
         (f"{info}/top_level.txt", b"castsim\n", 0o644),
     ]
+    if options.notices:
+        files.append((f"{info}/licenses/THIRD-PARTY-NOTICES.txt", options.notices.read_bytes(), 0o644))
     record = "".join(record_line(path, data) + "\n" for path, data, _ in files) + f"{info}/RECORD,,\n"
     files.append((f"{info}/RECORD", record.encode(), 0o644))
 

@@ -45,6 +45,11 @@ unshare -m env -i HOME="${work}" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/
     echo "[release-test] 3. the tarball'"'"'s binary, started by hand"
     mkdir "${work}/tar" && tar -C "${work}/tar" -xzf "${tarball}"
     binary="$(ls "${work}"/tar/castsim-*/castsim)"
+    # The licenses of what is linked in travel with the binary, in the tarball and the wheel.
+    for notices in "$(dirname "${binary}")/THIRD-PARTY-NOTICES.txt" "${work}"/venv/lib/python3*/site-packages/castsim-*.dist-info/licenses/THIRD-PARTY-NOTICES.txt; do
+        grep -q "^swift-nio-ssl (" "${notices}" && grep -q "^The Swift toolchain" "${notices}" \
+            || { echo "release-test: ${notices} does not list the linked-in code" >&2; exit 1; }
+    done
     host="127.$((RANDOM % 200 + 20)).$((RANDOM % 250)).$((RANDOM % 250 + 2))"
     XDG_STATE_HOME="${work}/state" "${binary}" run --host "${host}" --mdns off \
         --control-port 0 --manual-clock > "${work}/ready" 2> "${work}/stderr" < /dev/null &

@@ -2,7 +2,8 @@
 # Builds castsim for people without a Swift toolchain, into dist/:
 #
 #   castsim-VERSION-linux-x86_64.tar.gz   castsim-VERSION/: the binary, README.md, the scenario
-#                                         examples and their JSON Schema (scenarios/)
+#                                         examples and their JSON Schema (scenarios/), the
+#                                         licenses of what is linked in (THIRD-PARTY-NOTICES.txt)
 #   castsim-VERSION-py3-none-manylinux_2_NN_x86_64.whl
 #                                         the Python package (client, pytest plugin) with the
 #                                         binary inside it, and `castsim` as a command
@@ -85,6 +86,11 @@ mkdir -p "${stage}/scenarios"
 cp "${linked}" "${stage}/castsim"
 strip "${stage}/castsim"
 cp README.md "${stage}/"
+# The licenses of what is linked in (castsim's own: the repository's LICENSE, when it has one).
+python3 scripts/third-party-notices.py "${bin}/castsim.product/Objects.LinkFileList" \
+    "$(dirname "$(dirname "${bin}")")/checkouts" \
+    "$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")/share/swift/LICENSE.txt" > "${stage}/THIRD-PARTY-NOTICES.txt"
+if [ -f LICENSE ]; then cp LICENSE "${stage}/"; fi
 cp scenarios/*.json scenarios/README.md "${stage}/scenarios/"
 
 reported="$("${stage}/castsim" --version)"
@@ -98,7 +104,8 @@ glibc="$(objdump -T "${stage}/castsim" | grep -oE 'GLIBC_2\.[0-9]+' | sort -t. -
 platform="manylinux_2_${glibc#GLIBC_2.}_${arch}"
 
 tar -C dist -czf "dist/castsim-${version}-linux-${arch}.tar.gz" "castsim-${version}"
-python3 scripts/make-wheel.py --binary "${stage}/castsim" --version "${version}" --platform "${platform}" --out dist >/dev/null
+python3 scripts/make-wheel.py --binary "${stage}/castsim" --notices "${stage}/THIRD-PARTY-NOTICES.txt" \
+    --version "${version}" --platform "${platform}" --out dist >/dev/null
 (cd dist && sha256sum castsim-*.tar.gz castsim-*.whl > SHA256SUMS)
 
 echo "[release] ${reported}; needs glibc ${glibc#GLIBC_} (${platform})"

@@ -109,9 +109,20 @@ package struct ControlClient: Sendable {
             if let contentType { headers.add(name: "Content-Type", value: contentType) }
             for (name, value) in extra { headers.add(name: name, value: value) }
             if let body { headers.add(name: "Content-Length", value: "\(body.utf8.count)") }
-            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: method, uri: path, headers: headers)))
-            if let body { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
-            try await outbound.write(.end(nil))
+            // The whole request in one write. Written part by part, the server could read the
+            // head and the body (their length is known), answer and close before the `end`
+            // part was written, and that write then failed the exchange with "I/O on closed
+            // channel" although the reply had come (a CI run saw `castsim ctl pause` do so).
+            var request: [HTTPClientRequestPart] = [.head(HTTPRequestHead(version: .http1_1, method: method, uri: path, headers: headers))]
+            if let body { request.append(.body(.byteBuffer(ByteBuffer(string: body)))) }
+            request.append(.end(nil))
+            var writeFailure: (any Error)?
+            do {
+                try await outbound.write(contentsOf: request)
+            } catch {
+                // The server may have answered and closed all the same: the reply decides.
+                writeFailure = error
+            }
             var reply = Reply(status: 0, headers: [:], body: "")
             var received = ByteBuffer()
             for try await part in inbound {
@@ -131,6 +142,7 @@ package struct ControlClient: Sendable {
                     return reply
                 }
             }
+            if reply.status == 0, let writeFailure { throw writeFailure }
             reply.body = String(buffer: received)
             return reply
         }
