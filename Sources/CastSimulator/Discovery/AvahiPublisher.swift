@@ -4,10 +4,9 @@ import Logging
 import NIOConcurrencyHelpers
 
 /// Publishes the device through a running avahi-daemon (libavahi-client over D-Bus, opened
-/// at run time: ``AvahiLibrary``), for
-/// desktops where Avahi owns mDNS: the same records as castsim's own responder (the Cast
-/// service with its TXT, the `_<APPID>._sub` subtypes, and the host `<uuid>.local` with
-/// its addresses), renamed by Avahi's rule on a collision.
+/// at run time: ``AvahiLibrary``), for desktops where Avahi owns mDNS: the same records as
+/// castsim's own responder (the Cast service with its TXT, the `_<APPID>._sub` subtypes,
+/// and the host `<uuid>.local` with its addresses), renamed by Avahi's rule on a collision.
 ///
 /// `@unchecked Sendable`: Avahi runs its own thread (the threaded poll); every call into
 /// Avahi and every read or write of the fields below happens with the poll's lock held,
