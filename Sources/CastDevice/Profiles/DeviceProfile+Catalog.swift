@@ -58,7 +58,7 @@ extension DeviceProfile {
         volumeControl: .attenuation, idleScreen: false)
 
     public static let pixelTabletHub = DeviceProfile(
-        name: "pixel-tablet-hub", kind: .hub, differs: "tablet in hub mode: empty application list when idle, probed",
+        name: "pixel-tablet-hub", kind: .hub, differs: "tablet in hub mode: no applications when idle, model probed",
         modelName: "Pixel Tablet", manufacturer: "Google", supportsVideo: true, capabilities: 465_413,
         volumeControl: .attenuation, idleScreen: false)
 
