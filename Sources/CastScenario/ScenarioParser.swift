@@ -159,10 +159,7 @@ struct ScenarioParser {
         // A real family first (docs/profiles.md); the file's own fields below override it.
         let profile = reader.read(value["profile"]) { member throws(JSONReadError) -> DeviceProfile in
             let name = try member.string(nonEmpty: true)
-            guard let profile = DeviceProfile.catalog.first(where: { $0.name == name }) else {
-                throw member.error(UnknownProfile(name: name).description)
-            }
-            return profile
+            do throws(UnknownProfile) { return try DeviceProfile.named(name) } catch { throw member.error(error.description) }
         }
         var video = profile?.supportsVideo ?? true
         var audio = true
@@ -185,16 +182,8 @@ struct ScenarioParser {
             return nil
         }
         var configuration = DeviceConfiguration(identity: identity)
-        if let profile {
-            profile.apply(to: &configuration)
-            if capabilitiesGiven {
-                // The file says what the device can do: its bits follow from that, not the family's.
-                configuration.identity.supportsVideo = video
-                configuration.identity.supportsAudio = audio
-                configuration.identity.advertisedCapabilities = nil
-                configuration.idleScreenAppId = video ? CastAppDefinition.backdrop.appId : nil
-            }
-        }
+        // A file that says what its device can do keeps that, and the bits that follow from it.
+        profile?.apply(to: &configuration, keepingCapabilities: capabilitiesGiven)
         configuration.identity.modelName = reader.read(value["model"]) { try $0.string(nonEmpty: true) } ?? configuration.identity.modelName
         configuration.identity.manufacturer = reader.read(value["manufacturer"]) { try $0.string(nonEmpty: true) }
             ?? configuration.identity.manufacturer

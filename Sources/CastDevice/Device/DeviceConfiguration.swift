@@ -43,8 +43,6 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     /// The volume's control type and step; nil: a speaker's (attenuation, 0.05). Optional so
     /// that recordings written before it read back unchanged.
     public var volumeControl: VolumeControl?
-    /// The real device family it plays (``DeviceProfile``), by name; nil: castsim's own.
-    public var profile: String?
 
     public init(identity: DeviceIdentity) {
         self.identity = identity

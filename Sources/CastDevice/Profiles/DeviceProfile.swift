@@ -43,16 +43,17 @@ public struct DeviceProfile: Sendable, Equatable {
         return profile
     }
 
-    /// `configuration` as this family: its identity's model, maker and capabilities, the
-    /// volume control, the idle screen. The name and UUID stay the configuration's.
-    public func apply(to configuration: inout DeviceConfiguration) {
-        configuration.profile = name
+    /// `configuration` as this family: its identity's model and maker, the volume control,
+    /// and, unless `keepingCapabilities` (a scenario said what its device can do), video or
+    /// audio, the `ca` bits and the idle screen. The name and UUID stay the configuration's.
+    public func apply(to configuration: inout DeviceConfiguration, keepingCapabilities: Bool = false) {
         configuration.identity.modelName = modelName
         configuration.identity.manufacturer = manufacturer
+        configuration.volumeControl = volumeControl
+        guard !keepingCapabilities else { return }
         configuration.identity.supportsVideo = supportsVideo
         configuration.identity.supportsAudio = true
         configuration.identity.advertisedCapabilities = capabilities
-        configuration.volumeControl = volumeControl
         configuration.idleScreenAppId = idleScreen ? CastAppDefinition.backdrop.appId : nil
     }
 }
