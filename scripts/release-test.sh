@@ -40,25 +40,35 @@ unshare -m env -i HOME="${work}" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/
     "${py}" -m pip install -q --no-index "${wheel}"
     echo "[release-test] 2. a sender suite against the wheel'"'"'s castsim"
     "${py}" -m pip install -q pytest pychromecast
-    (cd "${repo}/tests/release" && PATH="${work}/venv/bin:${PATH}" "${py}" -m pytest -q -p no:cacheprovider test_installed_wheel.py)
+    # Outside the checkout, as a user runs it: castsim then keeps a developer PKI of its own
+    # in the state directory (made on first use), not the repository'"'"'s certs/.
+    cp -r "${repo}/tests/release" "${work}/suite"
+    (cd "${work}/suite" && PATH="${work}/venv/bin:${PATH}" "${py}" -m pytest -q -p no:cacheprovider test_installed_wheel.py)
+    [ -f "${work}/.local/state/castsim/certs/root.crt" ] \
+        || { echo "release-test: the wheel'"'"'s castsim made no developer PKI in ~/.local/state/castsim/certs" >&2; exit 1; }
 
     echo "[release-test] 3. the tarball'"'"'s binary, started by hand"
     mkdir "${work}/tar" && tar -C "${work}/tar" -xzf "${tarball}"
     binary="$(ls "${work}"/tar/castsim-*/castsim)"
+    for file in README.md scenarios/scenario.schema.json scenarios/plain-movie.json; do
+        [ -f "$(dirname "${binary}")/${file}" ] || { echo "release-test: the tarball has no ${file}" >&2; exit 1; }
+    done
     # The licenses of what is linked in travel with the binary, in the tarball and the wheel.
     for notices in "$(dirname "${binary}")/THIRD-PARTY-NOTICES.txt" "${work}"/venv/lib/python3*/site-packages/castsim-*.dist-info/licenses/THIRD-PARTY-NOTICES.txt; do
         grep -q "^swift-nio-ssl (" "${notices}" && grep -q "^The Swift toolchain" "${notices}" \
             || { echo "release-test: ${notices} does not list the linked-in code" >&2; exit 1; }
     done
     host="127.$((RANDOM % 200 + 20)).$((RANDOM % 250)).$((RANDOM % 250 + 2))"
-    XDG_STATE_HOME="${work}/state" "${binary}" run --host "${host}" --mdns off \
-        --control-port 0 --manual-clock > "${work}/ready" 2> "${work}/stderr" < /dev/null &
+    (cd "${work}" && exec env XDG_STATE_HOME="${work}/state" "${binary}" run --host "${host}" --mdns off \
+        --control-port 0 --manual-clock > "${work}/ready" 2> "${work}/stderr" < /dev/null) &
     castsim=$!
     for _ in $(seq 100); do grep -q "^castsim ready" "${work}/ready" && break; sleep 0.1; done
     control="$(sed -n "s/^castsim ready .*control=\([^ ]*\).*/\1/p" "${work}/ready")"
     if [ -z "${control}" ]; then echo "release-test: no ready line; stderr:" >&2; cat "${work}/stderr" >&2; kill "${castsim}"; exit 1; fi
     status=0
-    (cd "${repo}/tests/release" && "${py}" by_hand.py "${host}" "http://${control}") || status=$?
+    (cd "${work}/suite" && "${py}" by_hand.py "${host}" "http://${control}") || status=$?
+    [ -f "${work}/state/castsim/certs/root.crt" ] \
+        || { echo "release-test: the tarball'"'"'s castsim made no developer PKI in \$XDG_STATE_HOME/castsim/certs" >&2; status=1; }
     kill -TERM "${castsim}" && wait "${castsim}" || true
     exit "${status}"
 ' _ "${toolchain}" "${repo}/${wheel}" "${repo}/${tarball}" "${repo}" "${work}"

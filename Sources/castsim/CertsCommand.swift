@@ -106,11 +106,14 @@ enum PKILocation {
         return nil
     }
 
-    /// `$XDG_STATE_HOME/castsim/certs`, else `~/.local/state/castsim/certs`.
+    /// `$XDG_STATE_HOME/castsim/certs`, else `$HOME/.local/state/castsim/certs` (the XDG
+    /// default; Foundation's home directory is the password database's, which a CI job or
+    /// a test that sets HOME does not change).
     static func stateDirectory() -> URL {
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
+        func directory(_ name: String) -> URL? { environment[name].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) } }
+        let base = directory("XDG_STATE_HOME")
+            ?? (directory("HOME") ?? FileManager.default.homeDirectoryForCurrentUser).appendingPathComponent(".local/state")
         return base.appendingPathComponent("castsim/certs")
     }
 }
