@@ -16,6 +16,9 @@ repo="$(pwd)"
 
 if [ "${1:-}" != --no-build ]; then scripts/release.sh; fi
 wheel="$(ls dist/castsim-*.whl)"
+# What a user downloads is what SHA256SUMS says, and the wheel stays under its 40 MB goal.
+(cd dist && sha256sum --check --quiet SHA256SUMS) || { echo "release-test: dist/SHA256SUMS does not match the files" >&2; exit 1; }
+[ "$(stat -c %s "${wheel}")" -lt 40000000 ] || { echo "release-test: ${wheel} is over 40 MB" >&2; exit 1; }
 tarball="$(ls dist/castsim-*-linux-*.tar.gz)"
 swift_bin="$(command -v swift || true)"
 [ -n "${swift_bin}" ] || { echo "release-test: no swift on PATH: nothing to hide" >&2; exit 1; }
