@@ -151,6 +151,24 @@ struct MDNSResponderTests {
         #expect(!responder.isAnnounced && responder.nextDeadline != nil)
     }
 
+    @Test("A device that moves: its own last announcement, arriving after the move, is no rival for 2 s; then it is")
+    func moveIsNotAConflictWithItself() throws {
+        var responder = Self.announced()
+        // What the device multicast just before it moved, as the network hands it back.
+        let beforeMove = DNSMessage(flags: DNSMessage.responseFlags, answers: Self.description().records(addresses: [Self.address]))
+        _ = responder.restore(Self.description(port: 8010), addresses: [[10, 0, 0, 5]], now: 10)
+        #expect(Self.events(responder.received(beforeMove.encoded(), from: Self.browser, now: 10.05)).isEmpty)
+        var announcements: [DNSMessage] = []
+        while let next = responder.nextDeadline {
+            announcements += Self.packets(responder.advance(now: next)).map(\.message).filter(\.isResponse)
+        }
+        #expect(responder.description.instanceLabel == "Chromecast-\(Self.uuid)")
+        #expect(announcements.first?.answers.contains { $0.data == .a([10, 0, 0, 5]) } == true)
+        // Long after the move, another host with the old data is a conflict like any other.
+        let renamed = Self.events(responder.received(beforeMove.encoded(), from: Self.browser, now: 20))
+        #expect(renamed == [.renamed(from: "Chromecast-\(Self.uuid)", to: "Chromecast-\(Self.uuid) (2)")])
+    }
+
     @Test("Simultaneous probes: the lexicographically later records win; ours coming back is no rival")
     func tieBreak() {
         var responder = Self.responder()

@@ -59,6 +59,11 @@ public struct MDNSResponder: Sendable {
     /// Shared answers waiting out their 20–120 ms delay, aggregated (RFC 6762 §6).
     private var delayed: (due: Double, answers: [DNSRecord], ipv6: Bool?)?
     private var conflicts = 0
+    /// The records before the last restore or update, still ours until `until`: our own
+    /// multicast comes back to us (loopback), and a copy sent a moment before the change
+    /// may arrive after it. Without this, a device that moves renames itself.
+    private var previous: (records: [DNSRecord], until: Double)?
+    static let echoWindow = 2.0
     /// What the current announcement repeats: the changed records after an update, all
     /// of them (nil) after probing.
     private var announcing: [DNSRecord]?
@@ -153,7 +158,7 @@ public struct MDNSResponder: Sendable {
         guard message.opcode == 0, message.rcode == 0 else { return [] }
         var outputs: [Output] = []
         if message.isResponse {
-            if conflicts(in: message.answers + message.additionals) { outputs += rename(now: now) }
+            if conflicts(in: message.answers + message.additionals, now: now) { outputs += rename(now: now) }
             return outputs
         }
         switch state {
@@ -180,6 +185,7 @@ public struct MDNSResponder: Sendable {
         self.description = description
         self.addresses = addresses
         records = description.records(addresses: addresses)
+        previous = (old, now + Self.echoWindow)
         guard state == .announced || isAnnouncing else { return [] }
         let gone = old.filter { record in !records.contains { $0.sameRecord(as: record) } }
         let changed = records.filter { record in !old.contains { $0.sameRecord(as: record) } }
@@ -214,6 +220,7 @@ public struct MDNSResponder: Sendable {
         description.hostOverride = self.description.hostOverride
         self.description = description
         self.addresses = addresses
+        previous = (records, now + Self.echoWindow)
         records = description.records(addresses: addresses)
         lastMulticast = [:]
         return start(now: now)
@@ -247,11 +254,13 @@ public struct MDNSResponder: Sendable {
     }
 
     /// Another host answers for one of our names with data that is not ours.
-    private func conflicts(in records: [DNSRecord]) -> Bool {
+    private func conflicts(in records: [DNSRecord], now: Double) -> Bool {
         let names = uniqueNames
+        let echoes = previous.flatMap { now < $0.until ? $0.records : nil } ?? []
         return records.contains { record in
             names.contains(record.name) && [DNSType.srv, .txt, .a, .aaaa].contains(record.type) && record.ttl > 0
                 && !self.records.contains { $0.sameRecord(as: record) }
+                && !echoes.contains { $0.sameRecord(as: record) }
                 // Our own TXT, announced a moment ago and still on its way, is no rival.
                 && !(record.type == .txt && state == .announced)
         }
