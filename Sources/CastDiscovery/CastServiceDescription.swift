@@ -22,8 +22,15 @@ public struct CastServiceDescription: Sendable, Equatable {
     public var iconPath = "/setup/icon.png"
     /// The instance label when a conflict renamed it (nil: the one derived from the model).
     public var instanceOverride: String?
-    /// The host label when a conflict renamed it; a group's is its leader's.
+    /// The host label when a conflict renamed it, a group's (its leader's), or a device's
+    /// that is not its dashed UUID (a Nest Hub's `fuchsia-…`).
     public var hostOverride: String?
+    /// `id` when it is not the UUID (emulators advertise a 12-hex MAC).
+    public var idOverride: String?
+    /// `st` when it is fixed (a stereo pair's child says 2), not 0 idle / 1 busy.
+    public var statusOverride: Int?
+    /// `key=value` strings some families add after the usual keys (`ct` on Android TVs).
+    public var extraTXT: [String] = []
     /// A speaker group's endpoint (groups.md §1.1), answered by its leader: instance
     /// `Google-Cast-Group-<hex>`, the dashed UUID as `id` and `cd`, SRV to the leader's
     /// host. It claims no host name and has no address records: the leader's own
@@ -105,9 +112,10 @@ public struct CastServiceDescription: Sendable, Equatable {
     /// The TXT strings, in the order real devices send them.
     public var txt: [String] {
         [
-            "id=\(isGroup ? dashedUUID : uuid)", "cd=\(cloudDeviceId)", "rm=\(rm)", "ve=05", "md=\(modelName)", "ic=\(iconPath)",
-            "fn=\(friendlyName)", "ca=\(capabilities)", "st=\(busy ? 1 : 0)", "bs=\(bssid)", "nf=\(nf)", "rs=\(runningApp)",
-        ]
+            "id=\(idOverride ?? (isGroup ? dashedUUID : uuid))", "cd=\(cloudDeviceId)", "rm=\(rm)", "ve=05", "md=\(modelName)",
+            "ic=\(iconPath)", "fn=\(friendlyName)", "ca=\(capabilities)", "st=\(statusOverride ?? (busy ? 1 : 0))", "bs=\(bssid)",
+            "nf=\(nf)", "rs=\(runningApp)",
+        ] + extraTXT
     }
 
     /// Every record of the device, for its `addresses` (4 bytes for IPv4, 16 for IPv6).

@@ -60,7 +60,7 @@ package enum ScenarioKeys {
     package static var top: Set<String> { base.union(AppRegistry.builtIn.sections.map(\.key)) }
     package static let device: Set<String> = [
         "profile", "name", "model", "manufacturer", "uuid", "capabilities", "volume", "apps", "heartbeatInterval",
-        "idleTimeout", "defaultMediaDuration", "playbackRateRange", "liveWindow", "isolateRequestIds", "deviceAuth",
+        "idleTimeout", "defaultMediaDuration", "playbackRateRange", "liveWindow", "isolateRequestIds", "deviceAuth", "quirks",
     ]
     package static let capability: Set<String> = ["video", "audio"]
     package static let volume: Set<String> = ["level", "muted"]
@@ -178,7 +178,7 @@ struct ScenarioParser {
                 reader.fail(member, "expected 32 hex digits, with or without dashes, got \(JSONReader.describe(member.value))")
             }
         }
-        guard var identity = try? DeviceIdentity(uuid: uuid, friendlyName: name, supportsVideo: video, supportsAudio: audio) else {
+        guard let identity = try? DeviceIdentity(uuid: uuid, friendlyName: name, supportsVideo: video, supportsAudio: audio) else {
             return nil
         }
         var configuration = DeviceConfiguration(identity: identity)
@@ -216,6 +216,10 @@ struct ScenarioParser {
             } else if bounds.count == range.count {
                 reader.fail(member, "expected [minimum, maximum] with 0 < minimum <= maximum")
             }
+        }
+        if let member = value["quirks"] {
+            let quirks = quirks(member, over: configuration.effectiveQuirks)
+            configuration.quirks = quirks == DeviceQuirks() ? nil : quirks
         }
         for app in elements(value["apps"], app) {
             if let existing = configuration.apps.firstIndex(where: { $0.appId == app.appId }) {

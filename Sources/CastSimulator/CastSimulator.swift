@@ -38,7 +38,9 @@ public final class CastSimulator: Sendable {
     /// Every listener, the Cast port's moved ones (a `restore` elsewhere) included.
     private let listeners: NIOLockedValueBox<[any Channel]>
     /// eureka_info on the HTTP and HTTPS ports.
-    private let httpServers: [RunningHTTPServer]
+    private let httpServers: [any RunningEndpoint]
+    /// What holds eureka_info requests once the device has locked up (a quirk).
+    private let eurekaLockUp: EurekaLockUp
     private let discovery: RunningDiscovery?
     private let completion: EventLoopFuture<Void>
     /// The recording being written, and its subscription on the device's loop.
@@ -50,10 +52,13 @@ public final class CastSimulator: Sendable {
     /// outside goes through it, under its lock: nothing is scheduled on a loop that has
     /// shut down (a stream ending late, a request arriving as castsim stops).
     private let loopGate = NIOLockedValueBox(true)
+    private let stopCalled = NIOLockedValueBox(false)
 
     private init(configuration: SimulatorConfiguration, tls: TLSPresentation, group: MultiThreadedEventLoopGroup, ownsGroup: Bool,
                  runner: NIOLoopBound<DeviceRunner>, completion: EventLoopFuture<Void>, listeners: NIOLockedValueBox<[any Channel]>,
-                 discovery: RunningDiscovery?, cast: SocketAddress, http: RunningHTTPServer?, https: RunningHTTPServer?) {
+                 discovery: RunningDiscovery?, cast: SocketAddress, http: (any RunningEndpoint)?, https: (any RunningEndpoint)?,
+                 eurekaLockUp: EurekaLockUp) {
+        self.eurekaLockUp = eurekaLockUp
         self.completion = completion
         self.configuration = configuration
         self.tls = tls
@@ -97,7 +102,7 @@ public final class CastSimulator: Sendable {
         // runner's completion promise must not leak).
         var startedRunner: NIOLoopBound<DeviceRunner>?
         var listeners: [any Channel] = []
-        var httpServers: [RunningHTTPServer] = []
+        var httpServers: [any RunningEndpoint] = []
         do {
             let (runner, completion) = try await loop.submit {
                 let runner = DeviceRunner.start(configuration, authority: credentials, loop: loop)
@@ -114,9 +119,29 @@ public final class CastSimulator: Sendable {
             } catch {
                 throw ListenError(listener: .cast, host: configuration.host, port: configuration.castPort, error: error)
             }
-            let http = try await eurekaServer(.http, port: configuration.httpPort, tls: nil, configuration: configuration)
+            let quirks = configuration.device.effectiveQuirks.eureka
+            let eurekaDevice = EurekaRoutes.Device(
+                identity: configuration.device.identity, quirks: quirks, groups: configuration.eurekaGroups,
+                lockUp: EurekaLockUp(limit: quirks.crashAfterPolls),
+                lockingUp: {
+                    // Locked up as a whole: the Cast channel stops answering too.
+                    configuration.logger.warning("eureka_info polled \(quirks.crashAfterPolls ?? 0) times: the device locks up (quirks.eureka.crashAfterPolls)")
+                    try? await loop.submit { runner.value.act(.unresponsive(seconds: ScenarioDuration.maximum)) }.get()
+                })
+            let http = quirks.http == .closed ? nil
+                : try await eurekaServer(.http, port: configuration.httpPort, tls: nil, device: eurekaDevice, legacy: quirks.http == .flat,
+                                         configuration: configuration)
             http.map { httpServers.append($0) }
-            let https = try await eurekaServer(.https, port: configuration.httpsPort, tls: tls, configuration: configuration)
+            let https: (any RunningEndpoint)?
+            switch quirks.https {
+            case .deviceInfo:
+                https = try await eurekaServer(.https, port: configuration.httpsPort, tls: tls, device: eurekaDevice, legacy: false,
+                                               configuration: configuration)
+            case .tlsEOF, .stall:
+                https = try await brokenTLS(quirks.https, port: configuration.httpsPort, configuration: configuration)
+            case .closed:
+                https = nil
+            }
             https.map { httpServers.append($0) }
 
             let castAddress = cast.localAddress!
@@ -148,7 +173,8 @@ public final class CastSimulator: Sendable {
             tls.scheduleRenewal(on: loop, logger: logger)
             return CastSimulator(
                 configuration: configuration, tls: tls, group: group, ownsGroup: shared == nil, runner: runner,
-                completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress, http: http, https: https)
+                completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress, http: http, https: https,
+                eurekaLockUp: eurekaDevice.lockUp)
         } catch {
             if let runner = startedRunner { try? await loop.flatSubmit { runner.value.shutDown() }.get() }
             for server in httpServers { await server.stop() }
@@ -165,12 +191,12 @@ public final class CastSimulator: Sendable {
     /// finishes in a task of its own that nothing can wait for, and that task still reaches
     /// the server's loop after the server has stopped. The device's loop goes when the
     /// device stops; the process-wide one never goes.
-    private static func eurekaServer(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?,
-                                     configuration: SimulatorConfiguration) async throws
+    private static func eurekaServer(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?, device: EurekaRoutes.Device,
+                                     legacy: Bool, configuration: SimulatorConfiguration) async throws
         -> RunningHTTPServer?
     {
         guard let port else { return nil }
-        let router = EurekaRoutes.router(identity: configuration.device.identity, groups: configuration.eurekaGroups)
+        let router = EurekaRoutes.router(device, legacy: legacy)
         let server: HTTPServerBuilder = tls.map { tls in
             HTTPServerBuilder { responder in RenewingTLSChannel(base: HTTP1Channel(responder: responder), tls: tls) }
         } ?? .http1()
@@ -185,6 +211,18 @@ public final class CastSimulator: Sendable {
             }
         } catch {
             throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
+        }
+    }
+
+    /// Port 8443 of a device whose TLS handshake never completes (nil: not served).
+    private static func brokenTLS(_ mode: DeviceQuirks.Eureka.HTTPS, port: Int?, configuration: SimulatorConfiguration) async throws
+        -> BrokenTLSListener?
+    {
+        guard let port else { return nil }
+        do {
+            return try await BrokenTLSListener.start(mode, host: configuration.host, port: port)
+        } catch {
+            throw ListenError(listener: .https, host: configuration.host, port: port, error: error)
         }
     }
 
@@ -293,8 +331,15 @@ public final class CastSimulator: Sendable {
     /// connections close and the device hears of each, the advertisement says goodbye, the
     /// recording ends (with those closes), the event streams end, and the loop goes last.
     public func stop() async {
+        // Once: a second stop (a test's own, then its harness's) has nothing left to do.
+        let first = stopCalled.withLockedValue { called in
+            defer { called = true }
+            return !called
+        }
+        guard first else { return }
         tls.stop()
         for listener in listeners.withLockedValue({ $0 }) { try? await listener.close() }
+        eurekaLockUp.release()
         for server in httpServers { await server.stop() }
         if let closed = try? await onDeviceLoop({ $0.shutDown() }) { try? await closed.get() }
         await discovery?.shutDown()
@@ -566,10 +611,16 @@ public struct SimulatorStopped: Error, Sendable, CustomStringConvertible {
 
 extension CastServiceDescription {
     /// What `device` advertises with its Cast port on `port`.
-    init(_ device: DeviceConfiguration, port: Int) {
+    package init(_ device: DeviceConfiguration, port: Int) {
         let identity = device.identity
         self.init(uuid: identity.uuid, friendlyName: identity.friendlyName, modelName: identity.modelName,
                   capabilities: identity.capabilityBits, appIds: device.apps.filter { $0.appId != device.idleScreenAppId }.map(\.appId),
                   port: port)
+        // What this family advertises differently (docs/profiles.md, quirks).
+        let mdns = device.effectiveQuirks.mdns
+        hostOverride = mdns.host.map(identity.expandingMAC(in:))
+        idOverride = mdns.id
+        statusOverride = mdns.status
+        extraTXT = mdns.txt.map { "\($0.key)=\($0.value)" }
     }
 }

@@ -12,12 +12,14 @@ struct ProfilesCommand: ParsableCommand {
         print(Self.table(DeviceProfile.catalog))
     }
 
-    /// One line per profile: name, kind, model, maker, ca, volume, and what differs.
+    /// One line per profile: name, kind, model, maker, ca, volume, what eureka_info's ports
+    /// do, and what differs.
     static func table(_ profiles: [DeviceProfile]) -> String {
-        let header = ["NAME", "KIND", "MODEL (md)", "MANUFACTURER", "CA", "VOLUME", "WHAT DIFFERS"]
+        let header = ["NAME", "KIND", "MODEL (md)", "MANUFACTURER", "CA", "VOLUME", "8443/8008", "WHAT DIFFERS"]
         let rows = profiles.map { profile in
             [profile.name, profile.kind.rawValue, profile.modelName, profile.manufacturer, String(profile.capabilities),
-             "\(profile.volumeControl.controlType.rawValue) \(profile.volumeControl.stepInterval)", profile.differs]
+             "\(profile.volumeControl.controlType.rawValue) \(profile.volumeControl.stepInterval)",
+             "\(profile.quirks.eureka.https.rawValue)/\(profile.quirks.eureka.http.rawValue)", profile.differs]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         return ([header] + rows).map { row in

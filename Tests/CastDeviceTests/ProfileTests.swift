@@ -67,6 +67,107 @@ struct ProfileTests {
         #expect(mute.first { $0.requestId == 3 }?.json["status"]?["volume"]?["muted"] == true)
     }
 
+    private func setVolume(_ quirks: DeviceQuirks.Volume, control: VolumeControl, from level: Double, to target: Double) throws -> JSONValue? {
+        var harness = CastTestDevice { configuration in
+            configuration.volumeControl = control
+            configuration.initialVolume = level
+            configuration.quirks = DeviceQuirks(volume: quirks)
+        }
+        let connection = harness.open(1)
+        harness.connect(connection)
+        let set = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
+                               ["type": "SET_VOLUME", "requestId": 2, "volume": ["level": .number(target)]])
+        return try #require(set.first { $0.type == "RECEIVER_STATUS" && $0.requestId == 2 }?.json["status"]?["volume"])
+    }
+
+    @Test("volume.ignoreSet: the status offers volume, a level has no effect; volume.relativeOnly: one step towards it")
+    func volumeQuirks() throws {
+        let ignored = try setVolume(.init(ignoreSet: true), control: .master, from: 0.4, to: 0.9)
+        #expect(ignored?["level"] == 0.4 && ignored?["controlType"] == "master")
+        let up = try setVolume(.init(relativeOnly: true), control: .attenuation, from: 0.5, to: 0.9)
+        #expect(up?["level"]?.doubleValue.map { abs($0 - 0.55) < 1e-9 } == true, "\(String(describing: up))")
+        let down = try setVolume(.init(relativeOnly: true), control: .attenuation, from: 0.5, to: 0.1)
+        #expect(down?["level"]?.doubleValue.map { abs($0 - 0.45) < 1e-9 } == true, "\(String(describing: down))")
+        // Closer than a step: the level asked for.
+        let near = try setVolume(.init(relativeOnly: true), control: .attenuation, from: 0.5, to: 0.52)
+        #expect(near?["level"] == 0.52)
+        let plain = try setVolume(.init(), control: .attenuation, from: 0.5, to: 0.9)
+        #expect(plain?["level"] == 0.9)
+    }
+
+    private func availability(_ profile: DeviceProfile, quirks: DeviceQuirks.Apps? = nil, of appIds: [String]) -> JSONValue? {
+        var harness = CastTestDevice { configuration in
+            profile.apply(to: &configuration)
+            if let quirks { configuration.quirks = DeviceQuirks(apps: quirks) }
+        }
+        let connection = harness.open(1)
+        harness.connect(connection)
+        let reply = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
+                                 ["type": "GET_APP_AVAILABILITY", "requestId": 4, "appId": .array(appIds.map { .string($0) })])
+        return reply.first { $0.requestId == 4 }?.json["availability"]
+    }
+
+    @Test("YouTube is there on video families and not on speakers; apps.unavailable hides an app the device has")
+    func appAvailability() {
+        #expect(availability(.chromecast, of: ["233637DE", "CC1AD845"]) == ["233637DE": "APP_AVAILABLE", "CC1AD845": "APP_AVAILABLE"])
+        #expect(availability(.nestMini, of: ["233637DE", "CC1AD845"]) == ["233637DE": "APP_UNAVAILABLE", "CC1AD845": "APP_AVAILABLE"])
+        #expect(availability(.chromecast, quirks: .init(unavailable: ["CC1AD845"]), of: ["CC1AD845"]) == ["CC1AD845": "APP_UNAVAILABLE"])
+    }
+
+    @Test("LAUNCH: YouTube on a speaker is NOT_FOUND, on a dongle it runs; apps.refuse answers LAUNCH_ERROR with its reason")
+    func launchRefusals() throws {
+        func launch(_ profile: DeviceProfile, _ appId: String, quirks: DeviceQuirks.Apps? = nil) -> [String: JSONValue]? {
+            var harness = CastTestDevice { configuration in
+                profile.apply(to: &configuration)
+                if let quirks { configuration.quirks = DeviceQuirks(apps: quirks) }
+            }
+            let connection = harness.open(1)
+            harness.connect(connection)
+            let reply = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
+                                     ["type": "LAUNCH", "requestId": 9, "appId": .string(appId)])
+            return reply.last { $0.requestId == 9 }?.json.objectValue
+        }
+        let speaker = try #require(launch(.nestMini, "233637DE"))
+        #expect(speaker["type"] == "LAUNCH_ERROR" && speaker["reason"] == "NOT_FOUND")
+        let dongle = try #require(launch(.chromecast, "233637DE"))
+        #expect(dongle["type"] == "RECEIVER_STATUS" && dongle["status"]?["applications"]?[0]?["displayName"] == "YouTube")
+        let refused = try #require(launch(.nestAudio, "CC1AD845", quirks: .init(refuse: ["CC1AD845": "NOT_ALLOWED"])))
+        #expect(refused["type"] == "LAUNCH_ERROR" && refused["reason"] == "NOT_ALLOWED" && refused["appId"] == "CC1AD845")
+    }
+
+    @Test("device.quirks in a scenario: set over the profile's, 0 turns a lock-up off; bad values refused at their paths")
+    func scenarioQuirks() throws {
+        let scenario = try Scenario.parse(Data("""
+            {"name": "tv", "device": {"profile": "bravia", "quirks": {
+              "eureka": {"https": "device-info", "hostCheck": true},
+              "mdns": {"host": "fuchsia-{mac}", "status": 2, "txt": {"rr": "AndroidNativeApp"}},
+              "volume": {"ignoreSet": true},
+              "apps": {"refuse": {"CC1AD845": "NOT_ALLOWED"}, "unavailable": ["233637DE"]}}}}
+            """.utf8))
+        let quirks = scenario.device.effectiveQuirks
+        #expect(quirks.eureka.https == .deviceInfo && quirks.eureka.http == .flat && quirks.eureka.hostCheck)
+        #expect(quirks.eureka.macAddress == "00:00:00:00:00:00")
+        #expect(quirks.mdns.txt == [.init("ct", "1e3a5c"), .init("rr", "AndroidNativeApp")] && quirks.mdns.status == 2)
+        #expect(quirks.volume == .init(ignoreSet: true, relativeOnly: true))
+        #expect(quirks.apps == .init(unavailable: ["233637DE"], refuse: ["CC1AD845": "NOT_ALLOWED"]))
+        let calm = try Scenario.parse(Data(#"{"name": "x", "device": {"profile": "jbl-link", "quirks": {"eureka": {"crashAfterPolls": 0}}}}"#.utf8))
+        #expect(calm.device.effectiveQuirks.eureka.crashAfterPolls == nil)
+
+        let error = try #require(throws: ScenarioValidationError.self) {
+            try Scenario.parse(Data("""
+                {"name": "x", "device": {"quirks": {"eureka": {"https": "broken", "macAddress": "00:00"},
+                  "mdns": {"host": "a.b", "txt": {"st": "2"}}, "apps": {"refuse": {"CC1AD845": "NO"}}, "cec": {}}}}
+                """.utf8))
+        }
+        let lines = error.issues.map(\.description)
+        #expect(lines.contains { $0.hasPrefix("device.quirks.eureka.https: expected one of \"device-info\"") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("device.quirks.eureka.macAddress: expected a MAC address") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("device.quirks.mdns.host: expected a host label") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("device.quirks.mdns.txt.st: expected a TXT key of its own") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("device.quirks.apps.refuse.CC1AD845: expected one of \"NOT_ALLOWED\"") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("device.quirks.cec: unknown key") }, "\(lines)")
+    }
+
     @Test("device.profile in a scenario: the family first, the file's own fields over it")
     func scenarioProfile() throws {
         let scenario = try Scenario.parse(Data("""

@@ -138,6 +138,10 @@ struct SchemaAgreementTests {
         (["$defs", "rule"], ScenarioKeys.rule), (["$defs", "expectation"], ScenarioKeys.expectation),
         (["$defs", "group"], ScenarioKeys.group),
         (["$defs", "pattern"], ScenarioKeys.pattern),
+        (["$defs", "quirks"], ScenarioKeys.quirks), (["$defs", "quirks", "properties", "eureka"], ScenarioKeys.eurekaQuirks),
+        (["$defs", "quirks", "properties", "mdns"], ScenarioKeys.mdnsQuirks),
+        (["$defs", "quirks", "properties", "volume"], ScenarioKeys.volumeQuirks),
+        (["$defs", "quirks", "properties", "apps"], ScenarioKeys.appQuirks),
         (["$defs", "action"], Set(ScenarioKeys.actions)),
     ])
     func keys(path: [String], parser: Set<String>) {
@@ -153,6 +157,11 @@ struct SchemaAgreementTests {
         for action in ScenarioKeys.actions { #expect(properties(["$defs", "step"]).contains(action), "\(action)") }
         let aliases = Self.schema["$defs"]?["namespace"]?["anyOf"]?.arrayValue?.last?["enum"]?.arrayValue?.compactMap(\.stringValue)
         #expect(aliases.map(Set.init) == Set(MessagePattern.namespaceAliases.keys))
+        let eureka = Self.schema["$defs"]?["quirks"]?["properties"]?["eureka"]?["properties"]
+        #expect(eureka?["https"]?["enum"]?.arrayValue?.compactMap(\.stringValue) == DeviceQuirks.Eureka.HTTPS.allCases.map(\.rawValue))
+        #expect(eureka?["http"]?["enum"]?.arrayValue?.compactMap(\.stringValue) == DeviceQuirks.Eureka.HTTP.allCases.map(\.rawValue))
+        let refusals = Self.schema["$defs"]?["quirks"]?["properties"]?["apps"]?["properties"]?["refuse"]?["additionalProperties"]?["enum"]
+        #expect(refusals?.arrayValue?.compactMap(\.stringValue) == ScenarioKeys.launchRefusals)
     }
 
     @Test("A step is its trigger and one action: the action grammar is written once, in $defs/action")

@@ -42,8 +42,8 @@ struct CertificateFacts {
 
 /// A one-shot HTTP/1.1 GET over a fresh connection, with TLS (no verification) if asked;
 /// the body of a 200, else it throws.
-func httpGet(address: SocketAddress, secure: Bool, path: String) async throws -> String {
-    let reply = try await httpRequest(address: address, secure: secure, path: path)
+func httpGet(address: SocketAddress, secure: Bool, path: String, host: String = "castsim") async throws -> String {
+    let reply = try await httpRequest(address: address, secure: secure, path: path, host: host)
     guard reply.status == 200 else { throw TestError("status \(reply.status): \(reply.head)") }
     return reply.body
 }
@@ -58,8 +58,10 @@ struct HTTPReply {
 }
 
 /// One request over a fresh connection (`Connection: close`), with TLS (no verification)
-/// if asked.
-func httpRequest(address: SocketAddress, secure: Bool, method: String = "GET", path: String) async throws -> HTTPReply {
+/// if asked, and `host` as the `Host` header.
+func httpRequest(address: SocketAddress, secure: Bool, method: String = "GET", path: String, host: String = "castsim") async throws
+    -> HTTPReply
+{
     let group = MultiThreadedEventLoopGroup.singleton
     let received = NIOLockedValueBox(ByteBuffer())
     // Taken with the first bytes of the answer, while the TLS handler is surely still there
@@ -77,7 +79,7 @@ func httpRequest(address: SocketAddress, secure: Bool, method: String = "GET", p
             try channel.pipeline.syncOperations.addHandler(ResponseCollector(received: received, certificate: certificate, done: done))
         }
     }.connect(to: address).get()
-    try await channel.writeAndFlush(ByteBuffer(string: "\(method) \(path) HTTP/1.1\r\nHost: castsim\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+    try await channel.writeAndFlush(ByteBuffer(string: "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
     try await done.futureResult.get()
     let text = received.withLockedValue { String(buffer: $0) }
     guard let split = text.range(of: "\r\n\r\n") else { throw TestError("no HTTP header end in \(text)") }

@@ -20,7 +20,8 @@ from test_groups import DISCOVERY_PROBE, probe
 
 # name: (profile, address, what pychromecast reports: cast type, manufacturer, model)
 HOUSEHOLD = {
-    "TV": ("bravia", "10.77.0.1", ("cast", "Sony", "BRAVIA 4K UR3")),                       # probed
+    # Probed: its 8443 ends the TLS handshake, so the maker stays unknown (home-assistant/core#75097).
+    "TV": ("bravia", "10.77.0.1", ("cast", "Unknown manufacturer", "BRAVIA 4K UR3")),
     "Hub": ("nest-hub", "10.77.0.3", ("cast", "Google Inc.", "Google Nest Hub")),           # table
     "Kitchen": ("nest-mini", "10.77.0.4", ("audio", "Google Inc.", "Google Nest Mini")),    # table
     "Bedroom": ("nest-mini", "10.77.0.5", ("audio", "Google Inc.", "Google Nest Mini")),
@@ -91,3 +92,82 @@ def test_the_profiles_command_and_bad_profile_names(castsim_bin: Path, tmp_path:
     both = subprocess.run([str(castsim_bin), "run", "--profile", "bravia", "--scenario", str(scenario), "--mdns", "off"],
                           capture_output=True, text=True, timeout=30, env=env)
     assert both.returncode != 0 and "device.profile" in both.stderr, both.stderr
+
+
+def _device_info(host: str, hostname: str | None = None, timeout: float = 4):
+    """pychromecast's get_device_info, as HA's known hosts and catt call it for an IP; with
+    `hostname`, the URL names the device by that name (resolved to `host` here), as a user's
+    configuration may, so the Host header is a name."""
+    import socket
+    import pychromecast.dial as dial
+
+    if hostname is None:
+        return dial.get_device_info(host, timeout=timeout)
+    original = socket.getaddrinfo
+
+    def resolve(name, *args, **kwargs):
+        return original(host if name == hostname else name, *args, **kwargs)
+
+    socket.getaddrinfo = resolve
+    try:
+        return dial.get_device_info(hostname, timeout=timeout)
+    finally:
+        socket.getaddrinfo = original
+
+
+def _start(castsim_bin: Path, tmp_path: Path, name: str, device: dict):
+    scenario = tmp_path / f"{name}.json"
+    scenario.write_text(json.dumps({"name": name, "device": {"name": name, **device}}))
+    return start_castsim(castsim_bin, None, tmp_path, name=name, pass_name=False, pass_uuid=False,
+                         extra_args=("--scenario", str(scenario), "--mdns", "off"))
+
+
+def test_pychromecast_reads_eureka_info_by_ip_as_the_real_families_answer_it(castsim_bin: Path, tmp_path: Path) -> None:
+    # A BRAVIA's 8443 ends the TLS handshake with EOF: pychromecast falls back to 8008, whose
+    # flat body has the name and UUID but no model or maker (home-assistant/core#75097).
+    tv = _start(castsim_bin, tmp_path, "TV", {"profile": "bravia", "uuid": "0123456789abcdef0123456789abcdef"})
+    try:
+        status = _device_info(tv.host)
+        assert status is not None
+        assert (status.friendly_name, status.model_name, status.manufacturer) == ("TV", "Unknown model name", "Unknown manufacturer")
+        assert status.uuid.hex == "0123456789abcdef0123456789abcdef"
+    finally:
+        tv.stop()
+
+    # AirReceiver: neither port answers, so a device added by IP is not found at all.
+    software = _start(castsim_bin, tmp_path, "Phone", {"profile": "airreceiver"})
+    try:
+        assert _device_info(software.host) is None
+    finally:
+        software.stop()
+
+    # A Home Mini answers 403 to a Host that is a name; pychromecast retries with an empty Host.
+    mini = _start(castsim_bin, tmp_path, "Mini", {"profile": "nest-mini", "quirks": {"eureka": {"hostCheck": True}}})
+    try:
+        import ssl
+        import urllib.error
+        import urllib.request
+
+        request = urllib.request.Request(f"https://{mini.host}:8443/setup/eureka_info?params=device_info", headers={"Host": "mini.local"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5, context=ssl._create_unverified_context())
+        assert refused.value.code == 403
+        status = _device_info(mini.host, hostname="mini.castsim.test")
+        assert status is not None and (status.model_name, status.cast_type) == ("Google Nest Mini", "audio"), status
+    finally:
+        mini.stop()
+
+
+def test_a_speaker_that_locks_up_after_too_many_polls(castsim_bin: Path, tmp_path: Path) -> None:
+    import pychromecast.dial as dial
+
+    speaker = _start(castsim_bin, tmp_path, "Patio", {"profile": "jbl-link", "quirks": {"eureka": {"crashAfterPolls": 3}}})
+    try:
+        for _ in range(3):
+            assert _device_info(speaker.host) is not None
+        # The fourth poll hangs until pychromecast gives up; so does the Cast channel.
+        assert _device_info(speaker.host, timeout=2) is None
+        assert dial.get_multizone_status(speaker.host, timeout=1) is None
+        assert speaker.is_running(), "castsim itself must not have crashed"
+    finally:
+        speaker.stop()

@@ -43,6 +43,9 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     /// The volume's control type and step; nil: a speaker's (attenuation, 0.05). Optional so
     /// that recordings written before it read back unchanged.
     public var volumeControl: VolumeControl?
+    /// What this device does that an ideal one does not (``DeviceQuirks``); nil: none.
+    /// Optional so that recordings written before it read back unchanged.
+    public var quirks: DeviceQuirks?
 
     public init(identity: DeviceIdentity) {
         self.identity = identity
@@ -51,6 +54,9 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
 
     /// What RECEIVER_STATUS says about the volume control.
     public var effectiveVolumeControl: VolumeControl { volumeControl ?? .attenuation }
+
+    /// The quirks turned on, none when nil.
+    public var effectiveQuirks: DeviceQuirks { quirks ?? DeviceQuirks() }
 
     public func app(withId appId: String) -> CastAppDefinition? {
         apps.first { $0.appId == appId }

@@ -16,3 +16,17 @@ extension DeviceIdentity {
         return words.map { String($0, radix: 16).leftPadded(to: 16) }.joined()
     }
 }
+
+extension DeviceIdentity {
+    /// The device's MAC address as 12 upper-case hex digits, made from its UUID (castsim
+    /// has no network card of its own): eureka_info's `mac_address`, and what a Nest Hub's
+    /// `fuchsia-…` host name is made of.
+    public var derivedMACHex: String { String(uuid.prefix(12)).uppercased() }
+
+    /// `host` with `{mac}` as a Fuchsia device writes it: `fuchsia-xxxx-xxxx-xxxx`.
+    public func expandingMAC(in host: String) -> String {
+        let hex = Array(derivedMACHex.lowercased())
+        let groups = stride(from: 0, to: 12, by: 4).map { String(hex[$0..<$0 + 4]) }.joined(separator: "-")
+        return host.replacingOccurrences(of: "{mac}", with: groups)
+    }
+}

@@ -14,6 +14,8 @@ import Foundation
 /// (``HeartbeatSchedule``) and says here what is due (``heartbeatDue(_:on:now:)``).
 package struct SimulatedDevice: Sendable, DeadlineDriven {
     package let configuration: DeviceConfiguration
+    /// ``DeviceConfiguration/effectiveQuirks``, read once.
+    let quirks: DeviceQuirks
     let authority: (any DeviceAuthority)?
     let registry: AppRegistry
 
@@ -51,6 +53,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     package init(configuration: DeviceConfiguration, authority: (any DeviceAuthority)? = nil,
                  apps registry: AppRegistry = .builtIn, now: SimTime = .zero) {
         self.configuration = configuration
+        quirks = configuration.effectiveQuirks
         self.authority = authority
         self.registry = registry
         self.now = now

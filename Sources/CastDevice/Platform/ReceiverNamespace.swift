@@ -26,7 +26,7 @@ extension SimulatedDevice {
             case .getAppAvailability(let appIds):
                 var availability: [String: JSONValue] = [:]
                 for appId in appIds {
-                    availability[appId] = configuration.app(withId: appId) != nil ? "APP_AVAILABLE" : "APP_UNAVAILABLE"
+                    availability[appId] = availableApp(appId) != nil ? "APP_AVAILABLE" : "APP_UNAVAILABLE"
                 }
                 replyReceiver(JSONPayload([
                     "type": "GET_APP_AVAILABILITY", "responseType": "GET_APP_AVAILABILITY",
@@ -47,9 +47,18 @@ extension SimulatedDevice {
         replyReceiver(rejection.payload(requestId: requester.requestId), to: requester)
     }
 
+    /// The app `appId` if this device has it and offers it (a quirk can hide one it has).
+    private func availableApp(_ appId: String) -> CastAppDefinition? {
+        guard !quirks.apps.unavailable.contains(appId) else { return nil }
+        return configuration.app(withId: appId)
+    }
+
     private mutating func handleLaunch(_ appId: String, _ requester: Requester) throws(RequestRejection) {
-        guard let definition = configuration.app(withId: appId) else {
+        guard let definition = availableApp(appId) else {
             throw RequestRejection(reply: .launchError(.notFound, appId: appId), detail: "LAUNCH of unknown app \(appId)")
+        }
+        if let refusal = quirks.apps.refuse[appId].flatMap(LaunchErrorReason.init(rawValue:)) {
+            throw RequestRejection(reply: .launchError(refusal, appId: appId), detail: "LAUNCH of \(appId) refused (quirks.apps.refuse)")
         }
         guard registry.runs(definition.behaviour) else {
             throw RequestRejection(reply: .launchError(.systemError, appId: appId),
@@ -89,7 +98,13 @@ extension SimulatedDevice {
         var change = change
         // A fixed volume is not the sender's to set: the status answers with the level
         // unchanged (muting still works).
-        if configuration.effectiveVolumeControl.controlType == .fixed { change.level = nil }
+        if configuration.effectiveVolumeControl.controlType == .fixed || quirks.volume.ignoreSet { change.level = nil }
+        if quirks.volume.relativeOnly, let level = change.level {
+            // One step from where it was, towards the level asked for (a TV driving an
+            // amplifier over HDMI-CEC sends a volume key, not a level).
+            let step = configuration.effectiveVolumeControl.stepInterval
+            change.level = level > volume.level ? min(level, volume.level + step) : max(level, volume.level - step)
+        }
         setVolume(change.applied(to: volume))
         broadcastReceiverStatus(answering: requester)
         if volume != before { ownVolumeChanged() }

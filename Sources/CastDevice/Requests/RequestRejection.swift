@@ -17,6 +17,10 @@ package enum InvalidRequestReason: String, Sendable, Equatable, CaseIterable {
 package enum LaunchErrorReason: String, Sendable, Equatable, CaseIterable {
     case badParameter = "BAD_PARAMETER"
     case notFound = "NOT_FOUND"
+    /// The device will not start it (a quirk: `device.quirks.apps.refuse`); pychromecast
+    /// launches once more after CANCELLED.
+    case notAllowed = "NOT_ALLOWED"
+    case cancelled = "CANCELLED"
     /// The app exists but cannot start (its behaviour is not one this device runs).
     case systemError = "SYSTEM_ERROR"
 }

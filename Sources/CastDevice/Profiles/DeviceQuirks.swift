@@ -1,0 +1,172 @@
+/// What real devices do that an ideal one does not, and that broke senders
+/// (docs/profiles.md, "Quirks"): each switch is off in castsim's own device, a profile
+/// turns on its family's, and a scenario's `device.quirks` turns any on or off.
+///
+/// Plain data, Codable as part of a recording's configuration; each section decodes with
+/// its defaults for what a file leaves out.
+public struct DeviceQuirks: Sendable, Equatable, Codable {
+    public var eureka = Eureka()
+    public var mdns = MDNS()
+    public var volume = Volume()
+    public var apps = Apps()
+
+    public init(eureka: Eureka = Eureka(), mdns: MDNS = MDNS(), volume: Volume = Volume(), apps: Apps = Apps()) {
+        self.eureka = eureka
+        self.mdns = mdns
+        self.volume = volume
+        self.apps = apps
+    }
+
+    /// `/setup/eureka_info` on 8443 and 8008 (docs/protocol/castv2.md §5.4–§5.5).
+    public struct Eureka: Sendable, Equatable, Codable {
+        /// What port 8443 does.
+        public enum HTTPS: String, Sendable, Codable, CaseIterable {
+            /// Answers `params` with the sections asked for (`device_info`, `name`, ...).
+            case deviceInfo = "device-info"
+            /// Closes the connection during the TLS handshake: the client reads EOF
+            /// (BRAVIA 4K 2015, Harman Kardon Citation One).
+            case tlsEOF = "tls-eof"
+            /// Accepts and never answers, not even the handshake (LG WK7, Philips TAW6205).
+            case stall
+            /// Nothing listens (a Fuchsia preview build, AirReceiver).
+            case closed
+        }
+
+        /// What port 8008 does.
+        public enum HTTP: String, Sendable, Codable, CaseIterable {
+            /// Honours `params` as 8443 does: castsim's own device, so that a sender
+            /// without TLS still learns everything.
+            case params
+            /// Ignores `params` and answers the flat legacy body, `"version": 12`, with no
+            /// `device_info` (every current firmware).
+            case flat
+            /// Nothing listens (AirReceiver).
+            case closed
+        }
+
+        public var https: HTTPS = .deviceInfo
+        public var http: HTTP = .params
+        /// 403 when the `Host` header names a host instead of an IP address (SHIELD, Home
+        /// Mini); pychromecast then retries with an empty `Host`.
+        public var hostCheck = false
+        /// After this many eureka_info requests the device locks up: HTTP stops answering
+        /// and the Cast channel goes unresponsive until it restarts (JBL Link). nil: never.
+        public var crashAfterPolls: Int?
+        /// `mac_address`: Android TVs say `00:00:00:00:00:00`. nil: one derived from the UUID.
+        public var macAddress: String?
+        /// `product_name`, the maker's code name. nil: the model name.
+        public var productName: String?
+
+        public init(https: HTTPS = .deviceInfo, http: HTTP = .params, hostCheck: Bool = false, crashAfterPolls: Int? = nil,
+                    macAddress: String? = nil, productName: String? = nil) {
+            self.https = https
+            self.http = http
+            self.hostCheck = hostCheck
+            self.crashAfterPolls = crashAfterPolls
+            self.macAddress = macAddress
+            self.productName = productName
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Eureka()
+            https = try container.decodeIfPresent(HTTPS.self, forKey: .https) ?? defaults.https
+            http = try container.decodeIfPresent(HTTP.self, forKey: .http) ?? defaults.http
+            hostCheck = try container.decodeIfPresent(Bool.self, forKey: .hostCheck) ?? defaults.hostCheck
+            crashAfterPolls = try container.decodeIfPresent(Int.self, forKey: .crashAfterPolls)
+            macAddress = try container.decodeIfPresent(String.self, forKey: .macAddress)
+            productName = try container.decodeIfPresent(String.self, forKey: .productName)
+        }
+    }
+
+    /// The `_googlecast._tcp` advertisement (docs/protocol/castv2.md §5.1–§5.2).
+    public struct MDNS: Sendable, Equatable, Codable {
+        /// The SRV target's label instead of the dashed UUID (a Nest Hub after the Fuchsia
+        /// update: `fuchsia-xxxx-xxxx-xxxx`).
+        public var host: String?
+        /// `id` other than the 32-hex UUID (emulators: a 12-hex MAC); pychromecast ignores
+        /// such a device.
+        public var id: String?
+        /// `st` fixed to this value (a stereo pair's child says 2). nil: 0 idle, 1 busy.
+        public var status: Int?
+        /// Keys real devices add beyond the usual ones (`ct` on Android TVs, `rr`),
+        /// appended in this order.
+        public var txt: [TXTEntry] = []
+
+        public init(host: String? = nil, id: String? = nil, status: Int? = nil, txt: [TXTEntry] = []) {
+            self.host = host
+            self.id = id
+            self.status = status
+            self.txt = txt
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            host = try container.decodeIfPresent(String.self, forKey: .host)
+            id = try container.decodeIfPresent(String.self, forKey: .id)
+            status = try container.decodeIfPresent(Int.self, forKey: .status)
+            txt = try container.decodeIfPresent([TXTEntry].self, forKey: .txt) ?? []
+        }
+    }
+
+    /// One extra TXT key and its value.
+    public struct TXTEntry: Sendable, Equatable, Codable {
+        public var key: String
+        public var value: String
+
+        public init(_ key: String, _ value: String) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// SET_VOLUME as the device carries it out (docs/protocol/platform.md §2).
+    public struct Volume: Sendable, Equatable, Codable {
+        /// The status offers volume, and a level set has no effect (a Chromecast with
+        /// Google TV whose volume control is off); muting still works.
+        public var ignoreSet = false
+        /// An absolute level moves one step from the old level towards it, as a TV
+        /// driving a soundbar over HDMI does (BRAVIA).
+        public var relativeOnly = false
+
+        public init(ignoreSet: Bool = false, relativeOnly: Bool = false) {
+            self.ignoreSet = ignoreSet
+            self.relativeOnly = relativeOnly
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            ignoreSet = try container.decodeIfPresent(Bool.self, forKey: .ignoreSet) ?? false
+            relativeOnly = try container.decodeIfPresent(Bool.self, forKey: .relativeOnly) ?? false
+        }
+    }
+
+    /// Which apps the device will start (docs/protocol/platform.md §3, §4).
+    public struct Apps: Sendable, Equatable, Codable {
+        /// App ids GET_APP_AVAILABILITY says are unavailable and LAUNCH answers NOT_FOUND
+        /// for, although the device has them (YouTube on a speaker).
+        public var unavailable: [String] = []
+        /// App ids whose LAUNCH is refused with this LAUNCH_ERROR reason (`NOT_ALLOWED`:
+        /// the Default Media Receiver on some users' Nest Audio).
+        public var refuse: [String: String] = [:]
+
+        public init(unavailable: [String] = [], refuse: [String: String] = [:]) {
+            self.unavailable = unavailable
+            self.refuse = refuse
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            unavailable = try container.decodeIfPresent([String].self, forKey: .unavailable) ?? []
+            refuse = try container.decodeIfPresent([String: String].self, forKey: .refuse) ?? [:]
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        eureka = try container.decodeIfPresent(Eureka.self, forKey: .eureka) ?? Eureka()
+        mdns = try container.decodeIfPresent(MDNS.self, forKey: .mdns) ?? MDNS()
+        volume = try container.decodeIfPresent(Volume.self, forKey: .volume) ?? Volume()
+        apps = try container.decodeIfPresent(Apps.self, forKey: .apps) ?? Apps()
+    }
+}
