@@ -156,10 +156,11 @@ struct ReceiverTests {
     func appAvailability() {
         var (harness, connection) = connected()
         let replies = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
-                                   ["type": "GET_APP_AVAILABILITY", "appId": ["CC1AD845", "233637DE"], "requestId": 2])
+                                   ["type": "GET_APP_AVAILABILITY", "appId": ["CC1AD845", "84912283", "0000BEEF"], "requestId": 2])
+        // The device's own app, a public receiver any device can fetch, and an id no one has.
         #expect(replies.map(\.json) == [[
             "type": "GET_APP_AVAILABILITY", "responseType": "GET_APP_AVAILABILITY", "requestId": 2,
-            "availability": ["CC1AD845": "APP_AVAILABLE", "233637DE": "APP_UNAVAILABLE"],
+            "availability": ["CC1AD845": "APP_AVAILABLE", "84912283": "APP_AVAILABLE", "0000BEEF": "APP_UNAVAILABLE"],
         ]])
     }
 

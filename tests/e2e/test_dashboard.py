@@ -413,3 +413,33 @@ def test_a_household_shows_one_device_at_a_time_and_the_picker_switches(
                details=lambda: f"#volume={attr(browser, '#volume', 'data-level')!r}")
     screenshot(browser, "7-household-room-2")
     assert_console_clean(browser, "after switching devices")
+
+
+def test_the_tv_shows_a_dashcast_page_and_a_home_assistant_view(
+    device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender], browser: WebDriver
+) -> None:
+    from pychromecast.controllers.dashcast import DashCastController
+    from pychromecast.controllers.homeassistant import HomeAssistantController
+
+    sender = sender_factory(device)
+    dashcast = DashCastController()
+    sender.cast.register_handler(dashcast)
+    dashcast.load_url("https://example.test/wall", reload_seconds=0)
+    open_dashboard(browser, device)
+    wait_until(lambda: text(browser, "#title") == "https://example.test/wall", what="the page on the TV",
+               details=lambda: text(browser, "#tv"))
+    assert text(browser, "#app-line") == "DashCast · web page"
+    assert text(browser, "#app-panel-title") == "DashCast page"
+    assert text(browser, '[data-panel-field="url"]') == "https://example.test/wall"
+    screenshot(browser, "6-dashcast")
+
+    hass = HomeAssistantController(hass_url="https://ha.example.test", hass_uuid="1234abcd", client_id=None,
+                                   refresh_token="token", unregister=lambda: None, hass_connect_timeout=10)
+    sender.cast.register_handler(hass)
+    hass.show_lovelace_view("kitchen")
+    wait_until(lambda: text(browser, "#title") == "View kitchen", what="the Home Assistant view on the TV",
+               details=lambda: text(browser, "#tv"))
+    assert text(browser, "#app-line") == "Home Assistant · https://ha.example.test"
+    assert text(browser, '[data-panel-field="lovelacePath"]') == "kitchen"
+    screenshot(browser, "7-home-assistant")
+    assert_console_clean(browser, "with the receiver apps' panels")

@@ -7,6 +7,11 @@ import CastWire
 package struct AppPlugin: Sendable {
     /// The app's definitions every device has unless its scenario says otherwise.
     package var definitions: [CastAppDefinition] = []
+    /// Public receivers of this behaviour any Cast device can launch by id (Google's app
+    /// registry serves them): launchable and available everywhere unless a profile's quirk
+    /// hides one, but not the device's own, so not advertised as DNS-SD subtypes nor listed
+    /// in its configuration (docs/protocol/receivers.md).
+    package var catalog: [CastAppDefinition] = []
     /// The namespaces a definition of this behaviour always declares, first: a scenario's
     /// app may list more, never fewer (senders look for them in RECEIVER_STATUS).
     package var requiredNamespaces: [String] = []
@@ -25,11 +30,12 @@ package struct AppPlugin: Sendable {
     /// runs the app with, so it reaches past "nothing declared".
     package var exampleSections: [String: JSONValue] = [:]
 
-    package init(definitions: [CastAppDefinition] = [], requiredNamespaces: [String] = [], namespaceAliases: [String: String] = [:],
-                 sections: [AppScenarioSection] = [], actions: [AppTimelineAction] = [], schema: AppSchema? = nil,
-                 panel: AppPanel? = nil, exampleSections: [String: JSONValue] = [:]) {
+    package init(definitions: [CastAppDefinition] = [], catalog: [CastAppDefinition] = [], requiredNamespaces: [String] = [],
+                 namespaceAliases: [String: String] = [:], sections: [AppScenarioSection] = [], actions: [AppTimelineAction] = [],
+                 schema: AppSchema? = nil, panel: AppPanel? = nil, exampleSections: [String: JSONValue] = [:]) {
         self.exampleSections = exampleSections
         self.definitions = definitions
+        self.catalog = catalog
         self.requiredNamespaces = requiredNamespaces
         self.namespaceAliases = namespaceAliases
         self.sections = sections

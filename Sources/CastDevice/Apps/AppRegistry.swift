@@ -41,6 +41,17 @@ package struct AppRegistry: Sendable {
     /// The definitions a device has unless its scenario says otherwise, in order.
     package var definitions: [CastAppDefinition] { plugins.flatMap(\.definitions) }
 
+    /// Every app's public receivers (``AppPlugin/catalog``), in order.
+    package var catalog: [CastAppDefinition] { plugins.flatMap(\.catalog) }
+
+    /// The public receiver `appId`, if an app has it.
+    package func catalogApp(withId appId: String) -> CastAppDefinition? {
+        for plugin in plugins {
+            if let definition = plugin.catalog.first(where: { $0.appId == appId }) { return definition }
+        }
+        return nil
+    }
+
     /// Every app's top-level scenario sections, in order.
     package var sections: [AppScenarioSection] { plugins.flatMap(\.sections) }
 

@@ -8,6 +8,9 @@ extension AppRegistry {
         registry.register(CustomApp.self)
         registry.register(BackdropApp.self)
         registry.register(EMPApp.self)
+        registry.register(DashCastApp.self)
+        registry.register(HomeAssistantCastApp.self)
+        registry.register(YouTubeApp.self)
         // Launched by a group's session only (MultizoneInput), never named by a file.
         registry.register(MultizoneMemberApp.self, inScenarios: false)
         return registry

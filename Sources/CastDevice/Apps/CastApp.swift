@@ -22,6 +22,10 @@ package protocol CastApp: Sendable {
     /// idle screen running.
     var isIdleScreen: Bool { get }
 
+    /// RECEIVER_STATUS `statusText` when the app says more than its name ("Application
+    /// ready"); nil: the display name. When it changes, the platform tells every sender.
+    var statusText: String? { get }
+
     /// A message to the app's transport id on one of its namespaces.
     mutating func receive(_ message: AppMessage, context: inout AppContext)
 
@@ -55,6 +59,7 @@ package protocol CastApp: Sendable {
 extension CastApp {
     package static var plugin: AppPlugin { AppPlugin() }
     package var isIdleScreen: Bool { false }
+    package var statusText: String? { nil }
     package func nextDeadline(now: SimTime) -> SimTime? { nil }
     package mutating func advance(context: inout AppContext) {}
     package mutating func apply(_ input: AppInput, context: inout AppContext) {}

@@ -99,13 +99,17 @@ public struct AppInstance: Sendable, Equatable {
     public var sessionId: String
     public var transportId: String
     public var isIdleScreen: Bool
+    /// RECEIVER_STATUS `statusText`: empty on an idle screen, else the app's own or its name.
+    public var statusText: String
 
-    public init(appId: String, displayName: String, sessionId: String, transportId: String, isIdleScreen: Bool) {
+    public init(appId: String, displayName: String, sessionId: String, transportId: String, isIdleScreen: Bool,
+                statusText: String? = nil) {
         self.appId = appId
         self.displayName = displayName
         self.sessionId = sessionId
         self.transportId = transportId
         self.isIdleScreen = isIdleScreen
+        self.statusText = statusText ?? (isIdleScreen ? "" : displayName)
     }
 }
 

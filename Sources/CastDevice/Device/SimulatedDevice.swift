@@ -183,12 +183,18 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         var context = AppContext(now: now, transportId: transportId, deviceVolume: volume, ids: ids,
                                  lastMediaSessionId: lastMediaSessionId, connections: virtualConnections,
                                  isolateRequestIds: configuration.isolateRequestIds)
+        let statusText = runningApp!.app.statusText
         body(&runningApp!.app, &context)
         ids = context.ids
         lastMediaSessionId = context.lastMediaSessionId
         for output in context.outbox.outputs {
             outbox.append(output)
             if !listening, case .event(let event) = output { letRunningAppHear(event.kind) }
+        }
+        // The app's own status text changed ("Application ready"): senders waiting for it
+        // hear of it in an unsolicited RECEIVER_STATUS.
+        if let running = runningApp, running.transportId == transportId, running.app.statusText != statusText {
+            broadcastReceiverStatus(answering: nil)
         }
     }
 

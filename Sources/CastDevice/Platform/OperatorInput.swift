@@ -68,7 +68,7 @@ extension SimulatedDevice {
             setStandby(standby)
             broadcastReceiverStatus(answering: nil)
         case .launchApp(let appId):
-            if let definition = configuration.app(withId: appId), runningApp?.definition.appId != appId {
+            if let definition = availableApp(appId), runningApp?.definition.appId != appId {
                 launch(definition)
                 broadcastReceiverStatus(answering: nil)
             }

@@ -47,10 +47,11 @@ extension SimulatedDevice {
         replyReceiver(rejection.payload(requestId: requester.requestId), to: requester)
     }
 
-    /// The app `appId` if this device has it and offers it (a quirk can hide one it has).
-    private func availableApp(_ appId: String) -> CastAppDefinition? {
+    /// The app `appId` if this device has it, or can fetch it as a public receiver, and
+    /// offers it (a quirk can hide one).
+    func availableApp(_ appId: String) -> CastAppDefinition? {
         guard !quirks.apps.unavailable.contains(appId) else { return nil }
-        return configuration.app(withId: appId)
+        return configuration.app(withId: appId) ?? registry.catalogApp(withId: appId)
     }
 
     private mutating func handleLaunch(_ appId: String, _ requester: Requester) throws(RequestRejection) {

@@ -59,7 +59,7 @@ extension ReceiverStatusInputs.Application {
             "namespaces": .array(namespaces.map { ["name": .string($0)] }),
             "senderConnected": .bool(senderConnected),
             "sessionId": .string(instance.sessionId),
-            "statusText": .string(instance.isIdleScreen ? "" : instance.displayName),
+            "statusText": .string(instance.statusText),
             "transportId": .string(instance.transportId),
             "universalAppId": .string(instance.appId),
         ]

@@ -11,7 +11,7 @@ package struct RunningApp: Sendable {
 
     package var instance: AppInstance {
         AppInstance(appId: definition.appId, displayName: definition.displayName, sessionId: sessionId,
-                    transportId: transportId, isIdleScreen: app.isIdleScreen)
+                    transportId: transportId, isIdleScreen: app.isIdleScreen, statusText: app.statusText)
     }
 }
 

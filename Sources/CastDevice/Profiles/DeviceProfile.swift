@@ -23,15 +23,12 @@ public struct DeviceProfile: Sendable, Equatable {
     public var volumeControl: VolumeControl
     /// Video devices show Backdrop when idle; speakers and hubs list no `applications`.
     public var idleScreen: Bool
-    /// What the family does that an ideal device does not (eureka_info, mDNS, volume, apps).
+    /// What the family does that an ideal device does not (eureka_info, mDNS, volume, the
+    /// apps it lacks: YouTube on speakers).
     public var quirks: DeviceQuirks
-    /// Apps the family has beyond castsim's own (YouTube on video devices; speakers have
-    /// none, so GET_APP_AVAILABILITY says it is unavailable there).
-    public var extraApps: [CastAppDefinition]
 
     public init(name: String, kind: Kind, differs: String, modelName: String, manufacturer: String, supportsVideo: Bool,
-                capabilities: Int, volumeControl: VolumeControl, idleScreen: Bool, quirks: DeviceQuirks = DeviceQuirks(),
-                extraApps: [CastAppDefinition] = []) {
+                capabilities: Int, volumeControl: VolumeControl, idleScreen: Bool, quirks: DeviceQuirks = DeviceQuirks()) {
         self.name = name
         self.kind = kind
         self.differs = differs
@@ -42,7 +39,6 @@ public struct DeviceProfile: Sendable, Equatable {
         self.volumeControl = volumeControl
         self.idleScreen = idleScreen
         self.quirks = quirks
-        self.extraApps = extraApps
     }
 
     /// The profile named `name`, or what the valid names are.
@@ -52,14 +48,13 @@ public struct DeviceProfile: Sendable, Equatable {
     }
 
     /// `configuration` as this family: its identity's model and maker, the volume control,
-    /// its quirks and apps, and, unless `keepingCapabilities` (a scenario said what its device can do), video or
+    /// its quirks, and, unless `keepingCapabilities` (a scenario said what its device can do), video or
     /// audio, the `ca` bits and the idle screen. The name and UUID stay the configuration's.
     public func apply(to configuration: inout DeviceConfiguration, keepingCapabilities: Bool = false) {
         configuration.identity.modelName = modelName
         configuration.identity.manufacturer = manufacturer
         configuration.volumeControl = volumeControl
         configuration.quirks = quirks == DeviceQuirks() ? nil : quirks
-        for app in extraApps where configuration.app(withId: app.appId) == nil { configuration.apps.append(app) }
         guard !keepingCapabilities else { return }
         configuration.identity.supportsVideo = supportsVideo
         configuration.identity.supportsAudio = true

@@ -17,7 +17,7 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
         self.apps = apps
     }
 
-    /// `/setup/eureka_info` on 8443 and 8008 (docs/protocol/castv2.md §5.4–§5.5).
+    /// `/setup/eureka_info` on 8443 and 8008 (docs/protocol/castv2.md §5.4, §5.5, §5.7).
     public struct Eureka: Sendable, Equatable, Codable {
         /// What port 8443 does.
         public enum HTTPS: String, Sendable, Codable, CaseIterable {

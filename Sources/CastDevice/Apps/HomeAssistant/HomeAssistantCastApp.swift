@@ -1,0 +1,160 @@
+import CastWire
+
+extension AppBehaviour {
+    /// Home Assistant Cast: a dashboard (Lovelace) on a Cast display, driven by Home
+    /// Assistant's `cast.show_lovelace_view` through pychromecast (docs/protocol/receivers.md).
+    public static let homeAssistantCast = AppBehaviour(rawValue: "homeAssistantCast")
+}
+
+extension CastAppDefinition {
+    /// The production receiver `A078F6B0` and the frontend's development one `5FE44367`.
+    public static let homeAssistantLovelace = homeAssistant(appId: "A078F6B0")
+
+    static func homeAssistant(appId: String) -> CastAppDefinition {
+        CastAppDefinition(appId: appId, displayName: "Home Assistant Lovelace",
+                          namespaces: [CastNamespace.debugOverlay, CastNamespace.cac, HomeAssistantCastApp.namespace,
+                                       "urn:x-cast:com.google.cast.broadcast", CastNamespace.media],
+                          behaviour: .homeAssistantCast)
+    }
+}
+
+/// Home Assistant's Cast receiver: it connects to a Home Assistant instance with the
+/// refresh token a sender gives it, then shows the dashboard view asked for. castsim has
+/// no Home Assistant to reach, so a `connect` with an https `hassUrl` succeeds; the answers,
+/// their fields and who gets them are the real receiver's (`receiver_status` to every
+/// sender on a change, `receiver_error` with the documented codes). Its media namespace is
+/// a media receiver's: the real one plays a still image there to keep displays awake.
+package struct HomeAssistantCastApp: CastApp {
+    package static let behaviour = AppBehaviour.homeAssistantCast
+    package static let plugin = AppPlugin(catalog: [.homeAssistantLovelace, .homeAssistant(appId: "5FE44367")],
+                                          requiredNamespaces: [namespace, CastNamespace.media],
+                                          panel: AppPanel(key: "homeAssistant", title: "Home Assistant dashboard", eventsNamespace: namespace))
+    package static let namespace = "urn:x-cast:com.nabucasa.hast"
+
+    /// The instance it is connected to, and what it shows.
+    private struct Connection: Equatable {
+        var hassUrl: String
+        var hassUUID: String
+        var lovelacePath: JSONValue?
+        /// Absent until a view was asked for; null for the default dashboard.
+        var urlPath: JSONValue?
+    }
+
+    /// `error_code` of `receiver_error` (the frontend's receiver; pychromecast's constants).
+    enum ErrorCode: Int {
+        case hassURLMissing = 4, noHTTPS = 5, wrongInstance = 20, notConnected = 21
+    }
+
+    private let definition: CastAppDefinition
+    private var media: MediaReceiver
+    private var connection: Connection?
+    private var showDemo = false
+
+    package init(launch: AppLaunch) {
+        definition = launch.definition
+        media = MediaReceiver(MediaSettings(launch))
+    }
+
+    private var status: JSONValue {
+        var status: [String: JSONValue] = ["type": "receiver_status", "connected": .bool(connection != nil), "showDemo": .bool(showDemo)]
+        if let connection {
+            status["hassUrl"] = .string(connection.hassUrl)
+            status["hassUUID"] = .string(connection.hassUUID)
+            status["lovelacePath"] = connection.lovelacePath ?? .null
+            if let urlPath = connection.urlPath { status["urlPath"] = urlPath }
+        }
+        return .object(status)
+    }
+
+    package mutating func receive(_ message: AppMessage, context: inout AppContext) {
+        switch message.envelope.namespace {
+        case CastNamespace.media:
+            media.receive(message, context: &context)
+        case Self.namespace:
+            receiveHast(message, context: &context)
+        default:
+            context.acceptWithoutAnswer(message, app: definition)
+        }
+    }
+
+    private mutating func receiveHast(_ message: AppMessage, context: inout AppContext) {
+        let payload = message.payload ?? .null
+        // Answers carry no requestId: the receiver does not echo it.
+        let sender = message.requester(requestId: 0)
+        func reply(_ value: JSONValue) { context.send(JSONPayload(value), namespace: Self.namespace, to: sender) }
+        func tellAll(_ value: JSONValue) { context.broadcast(JSONPayload(value), namespace: Self.namespace, answering: nil) }
+        func error(_ code: ErrorCode, _ text: String) -> JSONValue {
+            ["type": "receiver_error", "error_code": .number(Double(code.rawValue)), "error_message": .string(text)]
+        }
+        let hassUrl = payload["hassUrl"]?.stringValue, hassUUID = payload["hassUUID"]?.stringValue
+        let otherInstance = connection.map { connected in
+            (hassUrl != nil && hassUrl != connected.hassUrl) || (hassUUID != nil && hassUUID != connected.hassUUID)
+        } ?? false
+        switch payload["type"]?.stringValue {
+        case "get_status":
+            if otherInstance { reply(error(.wrongInstance, "Connected to another Home Assistant instance.")) }
+            reply(status)
+        case "connect":
+            guard let hassUrl, !hassUrl.isEmpty else {
+                tellAll(error(.hassURLMissing, "No Home Assistant URL given."))
+                return
+            }
+            guard hassUrl.lowercased().hasPrefix("https://") else {
+                tellAll(error(.noHTTPS, "Home Assistant must be served over HTTPS to be cast."))
+                return
+            }
+            let uuid = hassUUID ?? ""
+            // Another instance starts from nothing shown.
+            if connection?.hassUUID != uuid || connection?.hassUrl != hassUrl {
+                connection = Connection(hassUrl: hassUrl, hassUUID: uuid)
+            }
+            context.log(.info, message.connection, "Home Assistant Cast: connected to \(hassUrl)")
+            tellAll(status)
+        case "show_lovelace_view":
+            guard var shown = connection else {
+                reply(status)
+                reply(error(.notConnected, "Cannot show Lovelace because we're not connected."))
+                return
+            }
+            if otherInstance {
+                reply(status)
+                reply(error(.wrongInstance, "Connected to another Home Assistant instance."))
+                return
+            }
+            let urlPath = payload["urlPath"]?.stringValue
+            shown.urlPath = urlPath == nil || urlPath == "lovelace" ? .null : .string(urlPath!)
+            shown.lovelacePath = payload["viewPath"] ?? .null
+            connection = shown
+            showDemo = false
+            context.log(.info, message.connection, "Home Assistant Cast: showing view \((payload["viewPath"] ?? .null).jsonText())")
+            tellAll(status)
+        case "show_demo":
+            showDemo = true
+            if connection != nil { connection?.lovelacePath = "overview" }
+            tellAll(status)
+        default:
+            context.acceptWithoutAnswer(message, app: definition)
+        }
+    }
+
+    package func nextDeadline(now: SimTime) -> SimTime? { media.nextDeadline(now: now) }
+
+    package mutating func advance(context: inout AppContext) { media.advance(context: &context) }
+
+    package mutating func apply(_ input: AppInput, context: inout AppContext) { media.apply(input, context: &context) }
+
+    package mutating func stop(context: inout AppContext) { media.stop(context: &context) }
+
+    /// The dashboard's TV shows the view, or that nothing is connected yet.
+    package func snapshot(at now: SimTime) -> AppStateSnapshot {
+        let view = connection?.lovelacePath.flatMap { $0 == .null ? nil : $0.stringValue ?? $0.jsonText() }
+        let title = showDemo ? "Demo" : view.map { "View \($0)" } ?? (connection == nil ? "Not connected" : "Default view")
+        let panel: JSONValue = [
+            "connected": .bool(connection != nil), "hassUrl": connection.map { .string($0.hassUrl) } ?? nil,
+            "lovelacePath": connection?.lovelacePath ?? nil, "urlPath": connection?.urlPath ?? nil, "showDemo": .bool(showDemo),
+            "title": .string(title), "playerState": connection == nil ? "IDLE" : "PLAYING",
+            "summary": .string(connection.map { "Home Assistant · \($0.hassUrl)" } ?? "Home Assistant · waiting for connect"),
+        ]
+        return AppStateSnapshot(media: media.snapshot(at: now), panel: panel)
+    }
+}

@@ -1,0 +1,84 @@
+"""End-to-end: the public receivers real senders launch besides the Default Media Receiver
+(docs/apps/receivers.md), driven by pychromecast's own controllers and by catt.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Callable
+
+from pychromecast.controllers.dashcast import DashCastController
+from pychromecast.controllers.homeassistant import HomeAssistantController
+from pychromecast.controllers.youtube import YouTubeController
+from pychromecast.quick_play import quick_play
+
+from e2e_harness import CastsimDevice, Sender, wait_until
+
+CATT = Path(__file__).with_name("catt_sender.py")
+
+
+def test_home_assistant_shows_a_dashboard_view(device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]) -> None:
+    sender = sender_factory(device)
+    unregistered = threading.Event()
+    controller = HomeAssistantController(hass_url="https://ha.example.test", hass_uuid="1234abcd", client_id=None,
+                                         refresh_token="token", unregister=unregistered.set, hass_connect_timeout=10)
+    sender.cast.register_handler(controller)
+    # LAUNCH A078F6B0, get_status, connect, wait for a connected receiver_status, then the view.
+    controller.show_lovelace_view("kitchen", url_path="lovelace")
+    wait_until(lambda: controller.status is not None and controller.status.get("lovelacePath") == "kitchen", timeout=10,
+               details=lambda: f"status {controller.status}")
+    assert controller.hass_connected and not unregistered.is_set()
+    assert controller.status["urlPath"] is None
+    assert sender.cast.status.app_id == "A078F6B0" and sender.cast.status.display_name == "Home Assistant Lovelace"
+    assert "urn:x-cast:com.nabucasa.hast" in sender.cast.status.namespaces
+
+
+def test_dashcast_load_url_completes_on_its_echo(device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]) -> None:
+    sender = sender_factory(device)
+    controller = DashCastController()
+    sender.cast.register_handler(controller)
+    done = threading.Event()
+    outcome: list[bool] = []
+
+    def finished(ok: bool, _response: object) -> None:
+        outcome.append(ok)
+        done.set()
+
+    controller.load_url("https://example.test/dashboard", reload_seconds=60, callback_function=finished)
+    assert done.wait(15), "pychromecast's load_url never completed (no echo with its requestId)"
+    assert outcome == [True]
+    assert sender.cast.status.app_id == "84912283"
+    # Half a second after the launch the receiver says it is ready, unasked.
+    wait_until(lambda: sender.cast.status.status_text == "Application ready", timeout=5, details=sender.describe)
+
+
+def test_catt_casts_a_site_through_dashcast(device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]) -> None:
+    # catt LAUNCHes DashCast and waits, without a timeout of its own, for "Application ready".
+    result = subprocess.run([sys.executable, str(CATT), "-d", device.host, "cast_site", "https://example.test/page"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    sender = sender_factory(device)
+    assert sender.cast.status.app_id == "84912283"
+
+
+def test_quick_play_of_the_media_apps(device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]) -> None:
+    sender = sender_factory(device)
+    quick_play(sender.cast, "bubbleupnp", {"media_id": "http://example.test/a.mp3", "media_type": "audio/mp3"})
+    wait_until(lambda: sender.media.status.player_state == "PLAYING", timeout=10, details=sender.describe)
+    assert sender.cast.status.app_id == "3927FA74" and sender.media.status.content_id == "http://example.test/a.mp3"
+    quick_play(sender.cast, "bbcsounds", {"media_id": "live:bbc_radio_one", "is_live": True})
+    wait_until(lambda: sender.cast.status.app_id == "D350F6A9" and sender.media.status.content_id == "live:bbc_radio_one",
+               timeout=10, details=sender.describe)
+
+
+def test_youtube_gives_its_screen_id(device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]) -> None:
+    sender = sender_factory(device)
+    controller = YouTubeController()
+    sender.cast.register_handler(controller)
+    controller.launch()
+    wait_until(lambda: sender.cast.status.app_id == "233637DE", timeout=10, details=sender.describe)
+    controller.update_screen_id()
+    assert controller._screen_id and controller._screen_id.startswith("castsim-")
