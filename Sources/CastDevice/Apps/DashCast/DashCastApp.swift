@@ -19,7 +19,16 @@ extension CastAppDefinition {
 package struct DashCastApp: CastApp {
     package static let behaviour = AppBehaviour.dashCast
     package static let plugin = AppPlugin(catalog: [.dashCast], requiredNamespaces: [namespace],
+                                          schema: panelSchema,
                                           panel: AppPanel(key: "dashCast", title: "DashCast page", eventsNamespace: namespace))
+    /// The panel's JSON Schema, for the OpenAPI document's state.
+    static let panelSchema = AppSchema(json: #"""
+        {"panel": {"type": "object", "required": ["url", "forced", "summary", "title", "playerState"], "properties": {
+          "url": {"type": "string", "description": "The page shown."},
+          "forced": {"type": "boolean", "description": "Sent with force: the page replaced the receiver."},
+          "summary": {"type": "string"}, "title": {"type": "string"}, "playerState": {"type": "string"},
+          "lastEvents": {"type": "array", "items": {"type": "object"}}}}}
+        """#)
     package static let namespace = "urn:x-cast:com.madmod.dashcast"
     /// How long the receiver page takes to say it is ready.
     static let startUp = 0.5

@@ -28,7 +28,17 @@ package struct HomeAssistantCastApp: CastApp {
     package static let behaviour = AppBehaviour.homeAssistantCast
     package static let plugin = AppPlugin(catalog: [.homeAssistantLovelace, .homeAssistant(appId: "5FE44367")],
                                           requiredNamespaces: [namespace, CastNamespace.media],
+                                          schema: panelSchema,
                                           panel: AppPanel(key: "homeAssistant", title: "Home Assistant dashboard", eventsNamespace: namespace))
+    /// The panel's JSON Schema, for the OpenAPI document's state.
+    static let panelSchema = AppSchema(json: #"""
+        {"panel": {"type": "object", "required": ["connected", "showDemo", "summary", "title", "playerState"], "properties": {
+          "connected": {"type": "boolean", "description": "A connect succeeded."},
+          "hassUrl": {"type": ["string", "null"]}, "lovelacePath": {"description": "The view shown (a path, an index or null)."},
+          "urlPath": {"type": ["string", "null"], "description": "The dashboard; null for the default one."},
+          "showDemo": {"type": "boolean"}, "summary": {"type": "string"}, "title": {"type": "string"},
+          "playerState": {"type": "string"}, "lastEvents": {"type": "array", "items": {"type": "object"}}}}}
+        """#)
     package static let namespace = "urn:x-cast:com.nabucasa.hast"
 
     /// The instance it is connected to, and what it shows.
