@@ -160,7 +160,7 @@ struct DeviceOptions: ParsableArguments {
     /// Starts the devices of a fleet on one loop and one control API for all of them, and
     /// prints the ready line with each device's address in order (`castsim ctl devices`
     /// tells which is which):
-    ///   castsim ready cast=HOST:PORT,HOST:PORT http=... https=... control=HOST:PORT
+    ///   castsim ready cast=HOST:PORT,HOST:PORT http=HOST:PORT,off https=... control=HOST:PORT
     func startFleet(_ configurations: [SimulatorConfiguration], groups: [GroupDeclaration] = [], logger: Logger) async throws
         -> (CastFleet, ControlServer?)
     {
@@ -187,7 +187,12 @@ struct DeviceOptions: ParsableArguments {
                 throw StartFailure(description: "\(error) (--control-host, --control-port; off turns the control API off)")
             }
         }
-        func list(_ address: (CastSimulator) -> String) -> String { fleet.devices.map(address).joined(separator: ",") }
+        // A listener every device has off is `off`; one some devices have off (a profile
+        // without port 8008, say) lists `off` in those devices' places.
+        func list(_ address: (CastSimulator) -> String) -> String {
+            let addresses = fleet.devices.map(address)
+            return addresses.allSatisfy { $0 == "off" } ? "off" : addresses.joined(separator: ",")
+        }
         let ready = "castsim ready cast=\(list { $0.castAddress.hostAndPort }) http=\(list { $0.httpAddress?.hostAndPort ?? "off" }) "
             + "https=\(list { $0.httpsAddress?.hostAndPort ?? "off" }) control=\(control?.hostAndPort ?? "off")"
         FileHandle.standardOutput.write(Data((ready + "\n").utf8))

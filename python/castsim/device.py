@@ -154,7 +154,7 @@ class CastsimDevice:
         self.proc: Optional[subprocess.Popen] = None
         self.ready_line = ""
         self.addresses: Dict[str, Optional[Address]] = {}
-        self.all_addresses: Dict[str, List[Address]] = {}
+        self.all_addresses: Dict[str, List[Optional[Address]]] = {}
         self.returncode: Optional[int] = None
         self.needed_sigkill = False
         self._given_log_dir = Path(log_dir) if log_dir is not None else None
@@ -184,7 +184,8 @@ class CastsimDevice:
     @property
     def cast_addresses(self) -> List[Address]:
         """Every device's Cast address, in order: a household has one per device."""
-        return list(self.all_addresses.get("cast") or [self.cast_address])
+        # The ready line has no "off" among the Cast addresses (ready_line_addresses checks).
+        return [address for address in self.all_addresses.get("cast") or [self.cast_address] if address is not None]
 
     @property
     def http_address(self) -> Optional[Address]:

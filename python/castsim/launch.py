@@ -156,13 +156,15 @@ def split_host_port(text: str) -> Address:
     return host, int(port)
 
 
-def ready_line_addresses(line: str) -> Dict[str, List[Address]]:
+def ready_line_addresses(line: str) -> Dict[str, List[Optional[Address]]]:
     """Every address of ``castsim ready cast=HOST:PORT http=... https=... control=...``.
 
     A household (``--devices N``, or a scenario with ``devices``) lists one address per
-    device, comma-separated: ``cast=127.0.0.2:8009,127.0.0.3:8009``. Returns
-    {key: [(host, port), ...]} in the line's order, or {key: []} for a listener that
-    is ``off``; keys are whatever the line has (cast always; http, https, control as the
+    device, comma-separated: ``cast=127.0.0.2:8009,127.0.0.3:8009``; a device whose
+    listener is off (a profile without port 8008) has ``off`` in its place
+    (``http=127.0.0.2:8008,off``), which becomes None. Returns {key: [(host, port) or
+    None, ...]} in the line's order, or {key: []} for a listener that is ``off`` on every
+    device; keys are whatever the line has (cast always; http, https, control as the
     version prints them). Raises ValueError for anything that is not a ready line.
     """
     text = line.strip()
@@ -176,11 +178,12 @@ def ready_line_addresses(line: str) -> Dict[str, List[Address]]:
             raise ValueError(f"malformed ready line (expected key=HOST:PORT pairs, got {token!r}): {line!r}")
         value = match["value"]
         try:
-            addresses[match["key"]] = [] if value == "off" else [split_host_port(item) for item in value.split(",")]
+            addresses[match["key"]] = [] if value == "off" else [
+                None if item == "off" else split_host_port(item) for item in value.split(",")]
         except ValueError:
             raise ValueError(f"malformed ready line ({match['key']}={value!r} is not HOST:PORT[,HOST:PORT...] or off): "
                              f"{line!r}") from None
-    if not addresses.get("cast"):
+    if not addresses.get("cast") or None in addresses["cast"]:
         raise ValueError(f"ready line without a cast=HOST:PORT: {line!r}")
     return addresses
 
@@ -189,7 +192,7 @@ def parse_ready_line(line: str) -> Dict[str, Optional[Address]]:
     """The addresses of ``castsim ready cast=HOST:PORT http=... https=... control=...``.
 
     Returns {key: (host, port)} (a household's first device for a list), or {key: None}
-    for a listener that is ``off``; ready_line_addresses() gives every device's. Raises
+    for a listener that is ``off`` (on that first device); ready_line_addresses() gives every device's. Raises
     ValueError for anything that is not a ready line.
     """
     return {key: (values[0] if values else None) for key, values in ready_line_addresses(line).items()}

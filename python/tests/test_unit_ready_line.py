@@ -48,6 +48,20 @@ def test_a_household_lists_every_device_and_parse_ready_line_takes_the_first():
                                       "control": ("127.9.0.2", 40000)}
 
 
+def test_a_household_whose_devices_differ_lists_off_in_their_places():
+    line = ("castsim ready cast=127.9.0.2:8009,127.9.0.3:8009 http=127.9.0.2:8008,off "
+            "https=off,127.9.0.3:8443 control=off")
+    assert ready_line_addresses(line) == {
+        "cast": [("127.9.0.2", 8009), ("127.9.0.3", 8009)],
+        "http": [("127.9.0.2", 8008), None],
+        "https": [None, ("127.9.0.3", 8443)],
+        "control": [],
+    }
+    assert parse_ready_line(line)["https"] is None
+    with pytest.raises(ValueError, match="cast"):
+        ready_line_addresses("castsim ready cast=127.9.0.2:8009,off http=off")
+
+
 def test_ipv6():
     addresses = parse_ready_line("castsim ready cast=[::1]:8009 http=off https=off control=[::1]:8119")
     assert addresses["cast"] == ("::1", 8009)

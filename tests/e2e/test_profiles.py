@@ -18,7 +18,8 @@ from e2e_harness import start_castsim
 from netns import Link, NamespaceUnavailable, create_link
 from test_groups import DISCOVERY_PROBE, probe
 
-# name: (profile, address, what pychromecast reports: cast type, manufacturer, model)
+# name: (profile, address, what pychromecast's discovery reports: cast type, manufacturer, model).
+# A model in pychromecast's table is classified by name; any other is probed over 8443.
 HOUSEHOLD = {
     # Probed: its 8443 ends the TLS handshake, so the maker stays unknown (home-assistant/core#75097).
     "TV": ("bravia", "10.77.0.1", ("cast", "Unknown manufacturer", "BRAVIA 4K UR3")),
@@ -30,6 +31,15 @@ HOUSEHOLD = {
     # In the table as "chromecast", so shown as Google Inc. although the device says Google.
     "Lounge": ("chromecast-google-tv", "10.77.0.8", ("cast", "Google Inc.", "Chromecast")),
     "Patio": ("jbl-link", "10.77.0.9", ("audio", "JBL", "JBL Link 20")),                    # table
+    "Study": ("chromecast", "10.77.0.10", ("cast", "Google Inc.", "Chromecast")),           # table
+    "Cinema": ("chromecast-ultra", "10.77.0.11", ("cast", "Google Inc.", "Chromecast Ultra")),
+    "Hifi": ("chromecast-audio", "10.77.0.12", ("audio", "Google Inc.", "Chromecast Audio")),
+    "Attic": ("google-tv-streamer", "10.77.0.13", ("cast", "Google", "Google TV Streamer")),  # probed
+    "Bath": ("nest-audio", "10.77.0.14", ("audio", "Google Inc.", "Nest Audio")),
+    "Office": ("nest-hub-max", "10.77.0.15", ("cast", "Google Inc.", "Google Nest Hub Max")),
+    "Garage": ("vizio-smartcast", "10.77.0.16", ("cast", "Vizio", "V705-H3")),               # table
+    # Probed, and neither port answers: "Failed to determine cast type", so cast, maker unknown.
+    "Phone": ("airreceiver", "10.77.0.17", ("cast", "Unknown manufacturer", "AirReceiver")),
 }
 GROUP_PORT = 32163
 
@@ -118,8 +128,51 @@ def _device_info(host: str, hostname: str | None = None, timeout: float = 4):
 def _start(castsim_bin: Path, tmp_path: Path, name: str, device: dict):
     scenario = tmp_path / f"{name}.json"
     scenario.write_text(json.dumps({"name": name, "device": {"name": name, **device}}))
+    name = device.get("name", name)
     return start_castsim(castsim_bin, None, tmp_path, name=name, pass_name=False, pass_uuid=False,
                          extra_args=("--scenario", str(scenario), "--mdns", "off"))
+
+
+# profile: what pychromecast's get_device_info (HA's known hosts, catt -d IP) reports by IP:
+# model, manufacturer, cast type; None where no port answers.
+BY_IP = {
+    "chromecast": ("Chromecast", "Google Inc.", "cast"),
+    "chromecast-ultra": ("Chromecast Ultra", "Google Inc.", "cast"),
+    "chromecast-audio": ("Chromecast Audio", "Google Inc.", "audio"),
+    "chromecast-google-tv": ("Chromecast", "Google", "cast"),
+    "google-tv-streamer": ("Google TV Streamer", "Google", "cast"),
+    "nest-mini": ("Google Nest Mini", "Google Inc.", "audio"),
+    "nest-audio": ("Nest Audio", "Google Inc.", "audio"),
+    "home-max": ("Google Home Max", "Google Inc.", "audio"),
+    "nest-hub": ("Google Nest Hub", "Google Inc.", "cast"),
+    "nest-hub-max": ("Google Nest Hub Max", "Google Inc.", "cast"),
+    "pixel-tablet-hub": ("Pixel Tablet", "Google", "cast"),
+    # 8443 fails, 8008's flat body has no device_info.
+    "bravia": ("Unknown model name", "Unknown manufacturer", "cast"),
+    "vizio-smartcast": ("V705-H3", "Vizio", "cast"),
+    "jbl-link": ("JBL Link 20", "JBL", "audio"),
+    "airreceiver": None,
+}
+
+
+def test_every_profile_is_classified_by_ip_as_the_real_family(castsim_bin: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    listed = subprocess.run([str(castsim_bin), "profiles"], capture_output=True, text=True, timeout=30)
+    assert sorted(row.split()[0] for row in listed.stdout.splitlines()[1:]) == sorted(BY_IP), "a profile without an expectation"
+    for profile, expected in BY_IP.items():
+        name = "Dev " + profile
+        device = _start(castsim_bin, tmp_path, profile, {"profile": profile, "name": name, "uuid": "0123456789abcdef0123456789abcdef"})
+        try:
+            status = _device_info(device.host)
+            if expected is None:
+                assert status is None, (profile, status)
+                continue
+            assert status is not None, profile
+            assert (status.model_name, status.manufacturer, status.cast_type) == expected, (profile, status)
+            assert status.friendly_name == name and status.uuid.hex == "0123456789abcdef0123456789abcdef", (profile, status)
+        finally:
+            device.stop()
 
 
 def test_pychromecast_reads_eureka_info_by_ip_as_the_real_families_answer_it(castsim_bin: Path, tmp_path: Path) -> None:
