@@ -69,9 +69,38 @@ def test_quick_play_of_the_media_apps(device: CastsimDevice, sender_factory: Cal
     quick_play(sender.cast, "bubbleupnp", {"media_id": "http://example.test/a.mp3", "media_type": "audio/mp3"})
     wait_until(lambda: sender.media.status.player_state == "PLAYING", timeout=10, details=sender.describe)
     assert sender.cast.status.app_id == "3927FA74" and sender.media.status.content_id == "http://example.test/a.mp3"
-    quick_play(sender.cast, "bbcsounds", {"media_id": "live:bbc_radio_one", "is_live": True})
-    wait_until(lambda: sender.cast.status.app_id == "D350F6A9" and sender.media.status.content_id == "live:bbc_radio_one",
-               timeout=10, details=sender.describe)
+    # Each controller's main call, with the app's own id; the real receivers resolve these ids online.
+    for app_name, app_id, data in [
+        ("bbcsounds", "D350F6A9", {"media_id": "live:bbc_radio_one", "is_live": True}),
+        ("bbciplayer", "5E81F6DB", {"media_id": "m0001234", "metadata": {"title": "News", "subtitle": "At six"}}),
+        ("nrktv", "3AEDF8D1", {"media_id": "OUHA43000207"}),
+        ("nrkradio", "A49874B1", {"media_id": "p1"}),
+        ("shaka", "07AEE832", {"media_id": "https://example.test/manifest.mpd"}),
+        ("homeassistant_media", "B45F4572", {"media_id": "https://example.test/camera.m3u8"}),
+    ]:
+        quick_play(sender.cast, app_name, data)
+        wait_until(lambda: sender.cast.status.app_id == app_id and sender.media.status.content_id == data["media_id"]
+                   and sender.media.status.player_state == "PLAYING", timeout=10, details=sender.describe)
+    # BBC iPlayer's LOAD carries the subtitle in customData; the status gives it back.
+    quick_play(sender.cast, "bbciplayer", {"media_id": "m0005678", "metadata": {"title": "Film", "subtitle": "Late"}})
+    wait_until(lambda: sender.media.status.content_id == "m0005678", timeout=10, details=sender.describe)
+    assert sender.media.status.media_custom_data == {"secondary_title": "Late"}
+
+
+def test_supla_and_plex_launch(device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]) -> None:
+    # Supla's controller sends its own load on its own namespace and waits for nothing.
+    sender = sender_factory(device)
+    quick_play(sender.cast, "supla", {"media_id": "1234", "is_live": False})
+    wait_until(lambda: sender.cast.status.app_id == "A41B766D", timeout=10, details=sender.describe)
+    assert "urn:x-cast:fi.ruutu.chromecast" in sender.cast.status.namespaces
+    # Plex's controller launches its app (its play_media needs a Plex server, which castsim is not).
+    from pychromecast.controllers.plex import PlexController
+
+    plex = PlexController()
+    sender.cast.register_handler(plex)
+    plex.launch()
+    wait_until(lambda: sender.cast.status.app_id == "9AC194DC", timeout=10, details=sender.describe)
+    assert "urn:x-cast:plex" in sender.cast.status.namespaces
 
 
 def test_youtube_gives_its_screen_id(device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]) -> None:
