@@ -124,6 +124,8 @@ enum CtlVerb {
         ("play", "", "the remote's play key"),
         ("pause", "", "the remote's pause key"),
         ("stop", "", "the remote's stop key"),
+        ("next", "", "the remote's next key (the queue's next item)"),
+        ("previous", "", "the remote's previous key"),
         ("volume", "LEVEL", "device volume, 0 to 1"),
         ("mute", "", "mute the device"),
         ("unmute", "", "unmute the device"),
@@ -191,7 +193,7 @@ enum CtlVerb {
                 throw Problem(description: "\(verb): expected one JSON argument (quote it for the shell), got \(text)")
             }
             return Request(method: .POST, path: "\(api)/\(verb)", body: text)
-        case "play", "pause", "stop": try none(); return act(["remote": .string(verb)])
+        case "play", "pause", "stop", "next", "previous": try none(); return act(["remote": .string(verb)])
         case "mute", "unmute": try none(); return act(["volume": ["muted": .bool(verb == "mute")]])
         case "volume":
             let text = try one()

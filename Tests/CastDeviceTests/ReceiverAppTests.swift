@@ -1,6 +1,8 @@
 import CastDevice
+import CastScenario
 import CastSimulatorTesting
 import CastWire
+import Foundation
 import Testing
 
 /// The public receivers senders launch besides the Default Media Receiver
@@ -75,6 +77,28 @@ struct ReceiverAppTests {
         #expect(http.first?.json["error_code"] == 5)
     }
 
+    @Test("A scenario's homeAssistantCast section: connect fails (1, 2) or the dashboard's config does (22), told to every sender")
+    func homeAssistantErrors() throws {
+        for (section, type, code) in [(["connect": "connection-failed"] as JSONValue, "connect", 1),
+                                      (["connect": "authentication-failed"], "connect", 2),
+                                      (["dashboard": "fetch-config-failed"], "show_lovelace_view", 22)] {
+            var harness = CastTestDevice { $0.appSections["homeAssistantCast"] = section }
+            let (connection, transportId) = harness.launch("A078F6B0")
+            let connect = harness.send(connection, to: transportId, Self.hast, ["type": "connect", "hassUrl": "https://ha.example", "hassUUID": "abc"])
+            var replies = connect
+            if type == "show_lovelace_view" {
+                replies = harness.send(connection, to: transportId, Self.hast, ["type": "show_lovelace_view", "viewPath": "x"])
+            }
+            #expect(replies.map(\.json["error_code"]) == [.number(Double(code))], "\(section)")
+            #expect(replies.allSatisfy { $0.isBroadcast }, "\(section)")
+        }
+        let error = try #require(throws: ScenarioValidationError.self) {
+            try Scenario.parse(Data(#"{"name": "x", "homeAssistantCast": {"connect": "maybe", "views": 1}}"#.utf8))
+        }
+        #expect(error.issues.map(\.description).contains { $0.hasPrefix(#"homeAssistantCast.connect: expected one of "accept""#) }, "\(error)")
+        #expect(error.issues.map(\.description).contains { $0.hasPrefix("homeAssistantCast.views: unknown key") }, "\(error)")
+    }
+
     @Test("YouTube answers the screen id on its mdx namespace, with the request's id")
     func youTube() throws {
         var harness = CastTestDevice()
@@ -97,5 +121,63 @@ struct ReceiverAppTests {
         let status = loaded.last { $0.type == "MEDIA_STATUS" }?.mediaStatus
         #expect(status?["playerState"] == "PLAYING")
         #expect(status?["media"]?["customData"] == ["queue_item_id": "q1"])
+    }
+}
+
+/// Music Assistant's receiver and the remote's next and previous keys.
+@Suite("Music Assistant's receiver; the remote's next and previous")
+struct MusicAssistantTests {
+    static let namespace = "urn:x-cast:io.music-assistant.cast"
+    static let queue: JSONValue = [
+        "type": "QUEUE_LOAD", "requestId": 2, "startIndex": 0,
+        "items": [["media": ["contentId": "a", "streamType": "BUFFERED", "contentType": "audio/flac", "customData": ["queue_item_id": "q1"]]],
+                  ["media": ["contentId": "b", "streamType": "BUFFERED", "contentType": "audio/flac"]]],
+    ]
+
+    private func loaded(_ appId: String) -> (CastTestDevice, ConnectionID, String) {
+        var harness = CastTestDevice()
+        let (connection, transportId) = harness.launch(appId)
+        let loaded = harness.send(connection, to: transportId, CastNamespace.media, Self.queue)
+        // Music Assistant reads its queue_item_id back from the status.
+        #expect(loaded.last { $0.type == "MEDIA_STATUS" }?.mediaStatus?["media"]?["customData"] == ["queue_item_id": "q1"])
+        return (harness, connection, transportId)
+    }
+
+    @Test("A queue jump tells every sender player_command and leaves the queue; the status answers the request")
+    func jump() throws {
+        var (harness, connection, transportId) = loaded("C35B0678")
+        let mediaSessionId = try #require(harness.snapshot.media?.mediaSessionId)
+        let replies = harness.send(connection, to: transportId, CastNamespace.media,
+                                   ["type": "QUEUE_UPDATE", "requestId": 3, "jump": 1, "mediaSessionId": .number(Double(mediaSessionId))])
+        #expect(replies.first?.json == ["type": "player_command", "command": "next"] && replies.first?.isBroadcast == true)
+        let status = try #require(replies.last { $0.type == "MEDIA_STATUS" && $0.requestId == 3 }?.mediaStatus)
+        #expect(status["currentItemId"] == 1 && harness.snapshot.media?.currentItemId == 1)
+        #expect(status["supportedMediaCommands"]?.intValue.map { $0 & ~12_495 } == 0)
+        // The remote's previous key: the same, by the receiver.
+        let previous = harness.apply(.remote(.previous))
+        #expect(previous.map(\.json) == [["type": "player_command", "command": "previous"]])
+    }
+
+    @Test("show_dashboard (either shape) and hide_dashboard answer receiver_status connected to the sender")
+    func dashboard() {
+        var harness = CastTestDevice()
+        let (connection, transportId) = harness.launch("C35B0678")
+        for message: JSONValue in [["type": "show_dashboard", "url": "http://ma.local:8095/"],
+                                   ["type": "show_dashboard", "remoteId": "r", "dashboardCode": "c", "path": "/party"],
+                                   ["type": "hide_dashboard"]] {
+            let reply = harness.send(connection, to: transportId, Self.namespace, message)
+            #expect(reply.map(\.json) == [["type": "receiver_status", "connected": true]] && reply.first?.to == [connection])
+        }
+    }
+
+    @Test("On the Default Media Receiver the remote's next and previous move through the queue, and stop at its ends")
+    func remoteKeys() throws {
+        var (harness, _, _) = loaded("CC1AD845")
+        _ = harness.apply(.remote(.next))
+        #expect(harness.snapshot.media?.currentItemId == 2)
+        _ = harness.apply(.remote(.next))
+        #expect(harness.snapshot.media?.currentItemId == 2)
+        _ = harness.apply(.remote(.previous))
+        #expect(harness.snapshot.media?.currentItemId == 1)
     }
 }

@@ -233,6 +233,14 @@ class ControlClient:
         """The remote's stop key (not stopping castsim: see CastsimDevice.stop)."""
         return self.act({"remote": "stop"})
 
+    def next(self) -> ActResult:
+        """The remote's next key: the queue's next item."""
+        return self.act({"remote": "next"})
+
+    def previous(self) -> ActResult:
+        """The remote's previous key: the queue's previous item."""
+        return self.act({"remote": "previous"})
+
     def set_volume(self, level: Optional[float] = None, muted: Optional[bool] = None) -> ActResult:
         """The device's own volume (the remote's buttons): level 0-1 and/or muted."""
         if level is None and muted is None:

@@ -72,7 +72,7 @@ def test_ctl_refuses_with_a_reason(castsim_bin: Path, device: CastsimDevice) -> 
     # castsim refuses: its reason and the JSON path of the problem.
     refused = ctl(castsim_bin, device, "act", '{"remote": "paws"}')
     assert refused.returncode == 1
-    assert 'castsim ctl: 400: not an action: remote: expected one of "play", "pause", "stop", got "paws"' in refused.stderr
+    assert 'castsim ctl: 400: not an action: remote: expected one of "play", "pause", "stop", "next", "previous", got "paws"' in refused.stderr
     # The real clock cannot be advanced by hand.
     real = ctl(castsim_bin, device, "advance", "1s")
     assert real.returncode == 1 and "409: the clock is real" in real.stderr

@@ -111,3 +111,42 @@ def test_youtube_gives_its_screen_id(device: CastsimDevice, sender_factory: Call
     wait_until(lambda: sender.cast.status.app_id == "233637DE", timeout=10, details=sender.describe)
     controller.update_screen_id()
     assert controller._screen_id and controller._screen_id.startswith("castsim-")
+
+
+def test_music_assistant_dashboard_and_player_commands(device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender]) -> None:
+    from pychromecast.controllers import BaseController
+
+    class MusicAssistant(BaseController):
+        """A raw sender on Music Assistant's namespace, as its server's controller speaks it."""
+
+        def __init__(self) -> None:
+            super().__init__("urn:x-cast:io.music-assistant.cast", "C35B0678")
+            self.received: list[dict] = []
+
+        def receive_message(self, _message, data: dict) -> bool:
+            self.received.append(data)
+            return True
+
+    sender = sender_factory(device)
+    music = MusicAssistant()
+    sender.cast.register_handler(music)
+    music.launch()
+    wait_until(lambda: sender.cast.status.app_id == "C35B0678", timeout=10, details=sender.describe)
+    music.send_message({"type": "show_dashboard", "url": "http://ma.example.test:8095/"})
+    wait_until(lambda: {"type": "receiver_status", "connected": True} in music.received, timeout=10,
+               details=lambda: str(music.received))
+    # Music Assistant plays through the media namespace and reads its queue_item_id back.
+    sender.media.play_media("http://ma.example.test:8097/flow/1.flac", "audio/flac",
+                            stream_type="BUFFERED", metadata={"metadataType": 3, "title": "Song"},
+                            media_info={"customData": {"queue_item_id": "q1"}})
+    wait_until(lambda: sender.media.status.player_state == "PLAYING", timeout=10, details=sender.describe)
+    assert sender.media.status.media_custom_data == {"queue_item_id": "q1"}
+    assert sender.cast.status.app_id == "C35B0678"
+    # The receiver's next goes to Music Assistant's server as a player_command.
+    sender.media.queue_next()
+    wait_until(lambda: {"type": "player_command", "command": "next"} in music.received, timeout=10,
+               details=lambda: str(music.received))
+    # And so does the device's remote.
+    device.client.act({"remote": "previous"})
+    wait_until(lambda: {"type": "player_command", "command": "previous"} in music.received, timeout=10,
+               details=lambda: str(music.received))

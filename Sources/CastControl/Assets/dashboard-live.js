@@ -132,6 +132,8 @@
     play: () => act({ remote: "play" }),
     pause: () => act({ remote: "pause" }),
     stop: () => act({ remote: "stop" }),
+    next: () => act({ remote: "next" }),
+    previous: () => act({ remote: "previous" }),
     mute: () => act({ volume: { muted: !(view.state && view.state.volume && view.state.volume.muted) } }),
     buffering: () => act({ buffering: "3s" }),
     "player-error": () => act({ playerError: { detailedErrorCode: 104 } }),

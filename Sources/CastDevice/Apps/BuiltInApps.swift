@@ -11,6 +11,7 @@ extension AppRegistry {
         registry.register(DashCastApp.self)
         registry.register(HomeAssistantCastApp.self)
         registry.register(YouTubeApp.self)
+        registry.register(MusicAssistantApp.self)
         // Launched by a group's session only (MultizoneInput), never named by a file.
         registry.register(MultizoneMemberApp.self, inScenarios: false)
         return registry

@@ -163,6 +163,10 @@ package struct MediaReceiver: Sendable {
                 broadcastStatus(answering: nil, context: &context)
             case .stop:
                 endSession(reason: .cancelled, answering: nil, context: &context)
+            case .next, .previous:
+                // Past either end the key does nothing, as a device's remote.
+                guard let item = session.queue.item(from: session.currentItemId, offset: key == .next ? 1 : -1) else { return }
+                finishQueueCommand(nil, session: session, jumpTo: item.itemId, position: nil, context: &context)
             }
         case .action:
             // An app's own actions are the app's: a plain media receiver has none.

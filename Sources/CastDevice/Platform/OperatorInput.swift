@@ -31,7 +31,9 @@ public enum OperatorInput: Sendable, Equatable {
     /// The device vanishes from discovery, or comes back (maybe at another address or port).
     case advertise(AdvertisementChange)
 
-    public enum RemoteKey: String, Sendable, Equatable, CaseIterable { case play, pause, stop }
+    /// The remote's media keys; next and previous move through the queue as QUEUE_NEXT and
+    /// QUEUE_PREV do (an app that handles them itself, Music Assistant's, tells its senders).
+    public enum RemoteKey: String, Sendable, Equatable, CaseIterable { case play, pause, stop, next, previous }
 }
 
 extension SimulatedDevice {

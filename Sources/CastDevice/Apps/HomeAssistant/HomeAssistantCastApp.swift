@@ -28,11 +28,21 @@ package struct HomeAssistantCastApp: CastApp {
     package static let behaviour = AppBehaviour.homeAssistantCast
     package static let plugin = AppPlugin(catalog: [.homeAssistantLovelace, .homeAssistant(appId: "5FE44367")],
                                           requiredNamespaces: [namespace, CastNamespace.media],
+                                          sections: [AppScenarioSection(key: Outcomes.section) { section, checker, _ in
+                                              _ = Outcomes(section, checker: checker)
+                                          }],
                                           schema: panelSchema,
                                           panel: AppPanel(key: "homeAssistant", title: "Home Assistant dashboard", eventsNamespace: namespace))
-    /// The panel's JSON Schema, for the OpenAPI document's state.
+    /// The section's and the panel's JSON Schema.
     static let panelSchema = AppSchema(json: #"""
-        {"panel": {"type": "object", "required": ["connected", "showDemo", "summary", "title", "playerState"], "properties": {
+        {"sections": {"homeAssistantCast": {
+          "description": "How Home Assistant Cast's receiver fares with the Home Assistant it is sent to (castsim has none to reach).",
+          "type": "object", "additionalProperties": false, "properties": {
+            "connect": {"enum": ["accept", "connection-failed", "authentication-failed"],
+                        "description": "What a connect with an https hassUrl does: receiver_error 1 or 2 to every sender, or connected."},
+            "dashboard": {"enum": ["show", "fetch-config-failed"],
+                          "description": "What show_lovelace_view does once connected: receiver_error 22 to every sender, or the view."}}}},
+         "panel": {"type": "object", "required": ["connected", "showDemo", "summary", "title", "playerState"], "properties": {
           "connected": {"type": "boolean", "description": "A connect succeeded."},
           "hassUrl": {"type": ["string", "null"]}, "lovelacePath": {"description": "The view shown (a path, an index or null)."},
           "urlPath": {"type": ["string", "null"], "description": "The dashboard; null for the default one."},
@@ -52,17 +62,39 @@ package struct HomeAssistantCastApp: CastApp {
 
     /// `error_code` of `receiver_error` (the frontend's receiver; pychromecast's constants).
     enum ErrorCode: Int {
-        case hassURLMissing = 4, noHTTPS = 5, wrongInstance = 20, notConnected = 21
+        case connectionFailed = 1, authenticationFailed = 2, hassURLMissing = 4, noHTTPS = 5, wrongInstance = 20, notConnected = 21
+        case fetchConfigFailed = 22
+    }
+
+    /// A scenario's `homeAssistantCast` section: how the Home Assistant the receiver is
+    /// sent to answers it.
+    struct Outcomes {
+        static let section = "homeAssistantCast"
+        enum Connect: String, CaseIterable { case accept, connectionFailed = "connection-failed", authenticationFailed = "authentication-failed" }
+        enum Dashboard: String, CaseIterable { case show, fetchConfigFailed = "fetch-config-failed" }
+        var connect = Connect.accept
+        var dashboard = Dashboard.show
+
+        init() {}
+
+        /// Reads the section, each problem recorded at its path.
+        init(_ section: JSONReader, checker: JSONChecker) {
+            guard checker.members(section, allowed: ["connect", "dashboard"]) != nil else { return }
+            connect = checker.read(section["connect"]) { try $0.oneOf(Connect.self) } ?? .accept
+            dashboard = checker.read(section["dashboard"]) { try $0.oneOf(Dashboard.self) } ?? .show
+        }
     }
 
     private let definition: CastAppDefinition
     private var media: MediaReceiver
     private var connection: Connection?
     private var showDemo = false
+    private let outcomes: Outcomes
 
     package init(launch: AppLaunch) {
         definition = launch.definition
         media = MediaReceiver(MediaSettings(launch))
+        outcomes = launch.configuration.appSections[Outcomes.section].map { Outcomes(JSONReader($0), checker: JSONChecker()) } ?? Outcomes()
     }
 
     private var status: JSONValue {
@@ -113,6 +145,15 @@ package struct HomeAssistantCastApp: CastApp {
                 tellAll(error(.noHTTPS, "Home Assistant must be served over HTTPS to be cast."))
                 return
             }
+            switch outcomes.connect {
+            case .accept: break
+            case .connectionFailed:
+                tellAll(error(.connectionFailed, "Unable to connect to Home Assistant."))
+                return
+            case .authenticationFailed:
+                tellAll(error(.authenticationFailed, "Authentication with Home Assistant failed."))
+                return
+            }
             let uuid = hassUUID ?? ""
             // Another instance starts from nothing shown.
             if connection?.hassUUID != uuid || connection?.hassUrl != hassUrl {
@@ -129,6 +170,10 @@ package struct HomeAssistantCastApp: CastApp {
             if otherInstance {
                 reply(status)
                 reply(error(.wrongInstance, "Connected to another Home Assistant instance."))
+                return
+            }
+            if outcomes.dashboard == .fetchConfigFailed {
+                tellAll(error(.fetchConfigFailed, "Failed to fetch the dashboard configuration."))
                 return
             }
             let urlPath = payload["urlPath"]?.stringValue
