@@ -66,7 +66,8 @@ package enum ScenarioKeys {
     package static let volume: Set<String> = ["level", "muted"]
     package static let app: Set<String> = ["appId", "displayName", "namespaces", "behaviour"]
     package static let clock: Set<String> = ["mode", "speed"]
-    package static let media: Set<String> = ["duration", "streamType", "contentType", "tracks", "metadata", "load"]
+    package static let media: Set<String> = ["duration", "streamType", "contentType", "tracks", "metadata", "video", "load"]
+    package static let video: Set<String> = ["width", "height", "hdr"]
     package static let load: Set<String> = ["delay", "buffering", "fail", "neverAnswers"]
     package static let buffering: Set<String> = ["at", "for"]
     package static let fail: Set<String> = ["detailedErrorCode", "reason"]
@@ -289,6 +290,13 @@ struct ScenarioParser {
             }
             if let metadata = entry["metadata"], reader.read({ try metadata.object() }) != nil {
                 behaviour.metadata = metadata.value
+            }
+            if let video = entry["video"], reader.members(video, allowed: ScenarioKeys.video) != nil {
+                // What the picture is, for the device's media support (a profile's).
+                behaviour.video = MediaSupport.Facts(
+                    width: reader.read(video["width"]) { try $0.int(in: 1...16_384) },
+                    height: reader.read(video["height"]) { try $0.int(in: 1...16_384) },
+                    hdr: reader.read(video["hdr"]) { try $0.oneOf(["hdr10", "dolby-vision", "hlg"]) })
             }
             if let load = entry["load"], reader.members(load, allowed: ScenarioKeys.load) != nil {
                 behaviour.loadDelay = reader.read(load["delay"]) { try $0.duration() } ?? 0

@@ -168,6 +168,73 @@ struct ProfileTests {
         #expect(lines.contains { $0.hasPrefix("device.quirks.cec: unknown key") }, "\(lines)")
     }
 
+    /// What each family cannot play (Google's supported-media page), and what it can.
+    static let unplayable: [String: (contentType: String, video: MediaSupport.Facts?)] = [
+        "chromecast": (#"video/mp4; codecs="hvc1.2.4.L153.B0""#, nil),
+        "chromecast-ultra": (#"video/mp4; codecs="av01.0.12M.10""#, nil),
+        "chromecast-audio": (#"video/mp4; codecs="avc1.640028, mp4a.40.2""#, nil),
+        "chromecast-google-tv": (#"video/mp4; codecs="av01.0.12M.10""#, nil),
+        "google-tv-streamer": (#"video/mp4; codecs="avc1.640033""#, .init(width: 7680, height: 4320)),
+        "nest-mini": (#"video/webm; codecs="vp9""#, nil),
+        "nest-audio": (#"video/mp4; codecs="avc1.640028""#, nil),
+        "home-max": (#"video/mp4; codecs="avc1.640028""#, nil),
+        "nest-hub": (#"video/mp4; codecs="avc1.640028""#, .init(width: 1920, height: 1080)),
+        "nest-hub-max": (#"video/mp4; codecs="hvc1.1.6.L93.B0""#, nil),
+        "pixel-tablet-hub": (#"video/mp4; codecs="avc1.640033""#, .init(width: 1920, height: 1080, hdr: "hdr10")),
+        "bravia": (#"video/mp4; codecs="dvh1.05.06""#, nil),
+        "vizio-smartcast": (#"video/mp4; codecs="av01.0.12M.10""#, nil),
+        "jbl-link": (#"audio/mp4; codecs="ec-3""#, nil),
+    ]
+
+    private func load(_ profile: DeviceProfile, contentType: String, video: MediaSupport.Facts?) throws -> [SentMessage] {
+        var harness = CastTestDevice { configuration in
+            profile.apply(to: &configuration)
+            var behaviour = MediaLoadBehaviour()
+            behaviour.video = video
+            configuration.mediaCatalog.add("item", behaviour)
+        }
+        let (connection, transportId) = harness.launch()
+        return harness.send(connection, to: transportId, CastNamespace.media, [
+            "type": "LOAD", "requestId": 5, "sessionId": .string(transportId),
+            "media": ["contentId": "item", "contentType": .string(contentType), "streamType": "BUFFERED"],
+        ])
+    }
+
+    @Test("A LOAD of what the family cannot decode fails with 104 as there; what it can plays", arguments: DeviceProfile.catalog)
+    func supportedMedia(profile: DeviceProfile) throws {
+        guard profile.media != nil else {
+            // A software receiver plays what its host decodes: castsim refuses nothing.
+            #expect(profile.name == "airreceiver")
+            return
+        }
+        let (contentType, video) = try #require(Self.unplayable[profile.name], "no unplayable media for \(profile.name)")
+        let failed = try load(profile, contentType: contentType, video: video)
+        #expect(failed.first { $0.type == "LOAD_FAILED" }?.json == ["type": "LOAD_FAILED", "requestId": 5, "itemId": 1, "detailedErrorCode": 104])
+        #expect(failed.last { $0.type == "MEDIA_STATUS" }?.mediaStatus?["idleReason"] == "ERROR")
+        let audio = try load(profile, contentType: #"audio/mp4; codecs="mp4a.40.2""#, video: nil)
+        #expect(audio.last { $0.type == "MEDIA_STATUS" }?.mediaStatus?["playerState"] == "PLAYING")
+        if profile.supportsVideo {
+            let hd = try load(profile, contentType: #"video/mp4; codecs="avc1.64001F, mp4a.40.2""#, video: .init(width: 1280, height: 720))
+            #expect(hd.last { $0.type == "MEDIA_STATUS" }?.mediaStatus?["playerState"] == "PLAYING")
+        }
+    }
+
+    @Test("A scenario's media says what the picture is; a wrong value is refused at its path")
+    func videoFacts() throws {
+        let scenario = try Scenario.parse(Data("""
+            {"name": "hub", "device": {"profile": "nest-hub"}, "media": {"movie": {"video": {"width": 3840, "height": 2160, "hdr": "hdr10"}}}}
+            """.utf8))
+        #expect(scenario.device.mediaCatalog.behaviour(for: "movie").video == .init(width: 3840, height: 2160, hdr: "hdr10"))
+        #expect(scenario.device.mediaSupport?.maxHeight == 720)
+        let error = try #require(throws: ScenarioValidationError.self) {
+            try Scenario.parse(Data(#"{"name": "x", "media": {"movie": {"video": {"width": 0, "hdr": "hdr11", "fps": 60}}}}"#.utf8))
+        }
+        let lines = error.issues.map(\.description)
+        #expect(lines.contains { $0.hasPrefix("media.movie.video.fps: unknown key") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("media.movie.video.width: expected") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix(#"media.movie.video.hdr: expected one of "hdr10""#) }, "\(lines)")
+    }
+
     @Test("device.profile in a scenario: the family first, the file's own fields over it")
     func scenarioProfile() throws {
         let scenario = try Scenario.parse(Data("""

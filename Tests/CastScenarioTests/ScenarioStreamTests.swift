@@ -126,6 +126,7 @@ struct SchemaAgreementTests {
         (["$defs", "device", "properties", "apps", "items"], ScenarioKeys.app),
         (["$defs", "clock"], ScenarioKeys.clock), (["$defs", "mediaEntry"], ScenarioKeys.media),
         (["$defs", "mediaEntry", "properties", "load"], ScenarioKeys.load),
+        (["$defs", "mediaEntry", "properties", "video"], ScenarioKeys.video),
         (["$defs", "mediaEntry", "properties", "load", "properties", "buffering", "items"], ScenarioKeys.buffering),
         (["$defs", "mediaEntry", "properties", "load", "properties", "fail"], ScenarioKeys.fail),
         (["$defs", "step"], ScenarioKeys.step), (["$defs", "step", "properties", "after"], ScenarioKeys.after),

@@ -224,3 +224,23 @@ def test_a_speaker_that_locks_up_after_too_many_polls(castsim_bin: Path, tmp_pat
         assert speaker.is_running(), "castsim itself must not have crashed"
     finally:
         speaker.stop()
+
+
+def test_a_speaker_fails_a_video_load_as_it_does_there(castsim_bin: Path, tmp_path: Path) -> None:
+    from e2e_harness import FailureRecorder, connect_sender, disconnect_sender, wait_until
+
+    speaker = _start(castsim_bin, tmp_path, "Kitchen", {"profile": "nest-mini"})
+    sender = connect_sender(speaker)
+    try:
+        failures = FailureRecorder()
+        sender.media.register_status_listener(failures)
+        sender.media.play_media("http://example.test/film.mp4", 'video/mp4; codecs="avc1.640028, mp4a.40.2"', stream_type="BUFFERED")
+        wait_until(lambda: failures.failures, timeout=10, what="load_media_failed", details=sender.describe)
+        assert failures.failures == [(1, 104)]
+        wait_until(lambda: sender.media.status.idle_reason == "ERROR", timeout=10, details=sender.describe)
+        # Music plays.
+        sender.media.play_media("http://example.test/song.m4a", 'audio/mp4; codecs="mp4a.40.2"', stream_type="BUFFERED")
+        wait_until(lambda: sender.media.status.player_state == "PLAYING", timeout=10, details=sender.describe)
+    finally:
+        disconnect_sender(sender)
+        speaker.stop()

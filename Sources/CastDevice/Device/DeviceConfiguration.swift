@@ -46,6 +46,8 @@ public struct DeviceConfiguration: Sendable, Equatable, Codable {
     /// What this device does that an ideal one does not (``DeviceQuirks``); nil: none.
     /// Optional so that recordings written before it read back unchanged.
     public var quirks: DeviceQuirks?
+    /// What the device can decode (a profile's); nil: anything.
+    public var mediaSupport: MediaSupport?
 
     public init(identity: DeviceIdentity) {
         self.identity = identity

@@ -33,6 +33,8 @@ public struct MediaLoadBehaviour: Sendable, Equatable, Codable {
     /// In-band tracks, as a LOAD's `media.tracks` (checked when the catalog is made).
     public var tracks: JSONValue?
     public var metadata: JSONValue?
+    /// The picture's size and HDR format, checked against the device's ``MediaSupport``.
+    public var video: MediaSupport.Facts?
     public var bufferingPhases: [BufferingPhase]
 
     public init(outcome: Outcome = .play, loadDelay: Double = 0, duration: Double? = nil,

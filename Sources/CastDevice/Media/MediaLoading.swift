@@ -48,7 +48,14 @@ extension MediaReceiver {
         session.preloadedItemId = nil
         setActiveTracks(item.activeTrackIds ?? (initial ? session.activeTrackIds : []), in: &session, context: &context)
         session.liveOrigin = item.media.streamType == .live ? now : nil
-        let outcome = outcome ?? behaviour.outcome
+        var outcome = outcome ?? behaviour.outcome
+        // Media the device cannot decode fails as it does there (profiles.md, media).
+        if outcome == .play, let support = settings.mediaSupport,
+           let refusal = support.refusal(contentType: behaviour.contentType ?? item.media.passthrough["contentType"]?.stringValue,
+                                         facts: behaviour.video) {
+            context.log(.info, requester?.connection, "\(item.media.contentId) cannot play here: \(refusal)")
+            outcome = .fail(detailedErrorCode: 104, reason: nil)
+        }
         let readyAt: SimTime? = outcome == .neverAnswer ? nil : now + max(0, behaviour.loadDelay)
         // Live media starts at the live edge unless the sender asked for a position.
         let start = position ?? (item.media.streamType == .live ? settings.liveWindow : item.startTime)

@@ -8,6 +8,8 @@ package struct MediaSettings: Sendable {
     let playbackRateRange: ClosedRange<Double>
     /// What the app allows at most (`supportedMediaCommands` is within it).
     let allowedCommands: MediaCommands
+    /// What the device decodes (its profile's); nil: anything.
+    let mediaSupport: MediaSupport?
 
     package init(_ launch: AppLaunch) {
         catalog = launch.configuration.mediaCatalog
@@ -15,6 +17,7 @@ package struct MediaSettings: Sendable {
         liveWindow = launch.configuration.liveWindow
         playbackRateRange = launch.configuration.playbackRateRange
         allowedCommands = launch.definition.allowedMediaCommands
+        mediaSupport = launch.configuration.mediaSupport
     }
 
     /// The one check of a playback rate, for LOAD's `playbackRate` and SET_PLAYBACK_RATE.

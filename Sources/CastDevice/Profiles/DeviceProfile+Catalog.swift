@@ -25,76 +25,91 @@ extension DeviceProfile {
     public static let chromecast = DeviceProfile(
         name: "chromecast", kind: .dongle, differs: "3rd gen dongle: master volume, Backdrop when idle, YouTube",
         modelName: "Chromecast", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 200_709,
-        volumeControl: .master, idleScreen: true, quirks: flat)
+        volumeControl: .master, idleScreen: true, quirks: flat,
+        media: MediaSupport(videoCodecs: ["h264", "vp8"], maxWidth: 1920, maxHeight: 1080))
 
     public static let chromecastUltra = DeviceProfile(
         name: "chromecast-ultra", kind: .dongle, differs: "4K HDR dongle (ca bit 13)",
         modelName: "Chromecast Ultra", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 208_901,
-        volumeControl: .master, idleScreen: true, quirks: flat)
+        volumeControl: .master, idleScreen: true, quirks: flat,
+        media: MediaSupport(videoCodecs: ["h264", "vp8", "hevc", "vp9"], maxWidth: 3840, maxHeight: 2160, hdr: ["hdr10", "dolby-vision"]))
 
     public static let chromecastAudio = DeviceProfile(
         name: "chromecast-audio", kind: .speaker, differs: "audio only, no applications when idle, no YouTube",
         modelName: "Chromecast Audio", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
-        volumeControl: .attenuation, idleScreen: false, quirks: speaker)
+        volumeControl: .attenuation, idleScreen: false, quirks: speaker,
+        media: .audioOnly)
 
     public static let chromecastWithGoogleTV = DeviceProfile(
         name: "chromecast-google-tv", kind: .dongle, differs: "Google TV: manufacturer \"Google\", Android TV ca bit 18, TXT ct, MAC 00:…",
         modelName: "Chromecast", manufacturer: "Google", supportsVideo: true, capabilities: 465_413,
-        volumeControl: .master, idleScreen: true, quirks: androidTV(productName: "sabrina"))
+        volumeControl: .master, idleScreen: true, quirks: androidTV(productName: "sabrina"),
+        media: MediaSupport(videoCodecs: ["h264", "hevc", "vp9"], maxWidth: 3840, maxHeight: 2160, hdr: ["hdr10", "dolby-vision"]))
 
     public static let googleTVStreamer = DeviceProfile(
         name: "google-tv-streamer", kind: .dongle, differs: "model unknown to pychromecast (probed), manufacturer \"Google\"",
         modelName: "Google TV Streamer", manufacturer: "Google", supportsVideo: true, capabilities: 465_413,
-        volumeControl: .master, idleScreen: true, quirks: androidTV(productName: "kirkwood"))
+        volumeControl: .master, idleScreen: true, quirks: androidTV(productName: "kirkwood"),
+        media: MediaSupport(videoCodecs: ["h264", "hevc", "vp9", "av1"], maxWidth: 3840, maxHeight: 2160, hdr: ["hdr10", "dolby-vision"], audioCodecs: MediaSupport.castAudio + ["ac3", "eac3"]))
 
     public static let nestMini = DeviceProfile(
         name: "nest-mini", kind: .speaker, differs: "speaker: audio only, attenuation, no applications when idle, no YouTube",
         modelName: "Google Nest Mini", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
-        volumeControl: .attenuation, idleScreen: false, quirks: speaker)
+        volumeControl: .attenuation, idleScreen: false, quirks: speaker,
+        media: .audioOnly)
 
     public static let nestAudio = DeviceProfile(
         name: "nest-audio", kind: .speaker, differs: "speaker, stereo-pair capable",
         modelName: "Nest Audio", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
-        volumeControl: .attenuation, idleScreen: false, quirks: speaker)
+        volumeControl: .attenuation, idleScreen: false, quirks: speaker,
+        media: .audioOnly)
 
     public static let homeMax = DeviceProfile(
         name: "home-max", kind: .speaker, differs: "speaker whose model pychromecast does not know (probed)",
         modelName: "Google Home Max", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
-        volumeControl: .attenuation, idleScreen: false, quirks: speaker)
+        volumeControl: .attenuation, idleScreen: false, quirks: speaker,
+        media: .audioOnly)
 
     public static let nestHub = DeviceProfile(
         name: "nest-hub", kind: .hub, differs: "smart display: video and touch (ca bit 15), no Backdrop, SRV host fuchsia-…",
         modelName: "Google Nest Hub", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 231_941,
-        volumeControl: .attenuation, idleScreen: false, quirks: fuchsia)
+        volumeControl: .attenuation, idleScreen: false, quirks: fuchsia,
+        media: MediaSupport(videoCodecs: ["h264", "vp9"], maxWidth: 1280, maxHeight: 720))
 
     public static let nestHubMax = DeviceProfile(
         name: "nest-hub-max", kind: .hub, differs: "smart display, 720p30, SRV host fuchsia-…",
         modelName: "Google Nest Hub Max", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 233_477,
-        volumeControl: .attenuation, idleScreen: false, quirks: fuchsia)
+        volumeControl: .attenuation, idleScreen: false, quirks: fuchsia,
+        media: MediaSupport(videoCodecs: ["h264", "vp9"], maxWidth: 1280, maxHeight: 720))
 
     public static let pixelTabletHub = DeviceProfile(
         name: "pixel-tablet-hub", kind: .hub, differs: "tablet in hub mode: no applications when idle, model probed",
         modelName: "Pixel Tablet", manufacturer: "Google", supportsVideo: true, capabilities: 465_413,
-        volumeControl: .attenuation, idleScreen: false, quirks: flat)
+        volumeControl: .attenuation, idleScreen: false, quirks: flat,
+        media: MediaSupport(videoCodecs: ["h264", "vp8", "vp9"], maxWidth: 1920, maxHeight: 1080))
 
     public static let bravia = DeviceProfile(
         name: "bravia", kind: .tv, differs: "Sony Android TV: 8443 TLS ends in EOF (manufacturer unknown), volume moves a step",
         modelName: "BRAVIA 4K UR3", manufacturer: "Sony", supportsVideo: true, capabilities: 264_709,
-        volumeControl: .master, idleScreen: true, quirks: androidTV(productName: "BRAVIA 4K UR3", volume: .init(relativeOnly: true), https: .tlsEOF))
+        volumeControl: .master, idleScreen: true, quirks: androidTV(productName: "BRAVIA 4K UR3", volume: .init(relativeOnly: true), https: .tlsEOF),
+        media: MediaSupport(videoCodecs: ["h264", "hevc", "vp9"], maxWidth: 3840, maxHeight: 2160, hdr: ["hdr10"]))
 
     public static let vizioSmartCast = DeviceProfile(
         name: "vizio-smartcast", kind: .tv, differs: "TV of another maker: manufacturer Vizio, no Backdrop",
         modelName: "V705-H3", manufacturer: "Vizio", supportsVideo: true, capabilities: 200_709,
-        volumeControl: .master, idleScreen: false, quirks: flat)
+        volumeControl: .master, idleScreen: false, quirks: flat,
+        media: MediaSupport(videoCodecs: ["h264", "hevc", "vp9"], maxWidth: 3840, maxHeight: 2160, hdr: ["hdr10", "dolby-vision"]))
 
     public static let jblLink = DeviceProfile(
         name: "jbl-link", kind: .speaker, differs: "third-party speaker: manufacturer JBL, locks up after 20 eureka_info polls",
         modelName: "JBL Link 20", manufacturer: "JBL", supportsVideo: false, capabilities: 198_660,
         volumeControl: .attenuation, idleScreen: false, quirks: DeviceQuirks(eureka: .init(http: .flat, crashAfterPolls: 20),
-                                                               apps: .init(unavailable: [CastAppDefinition.youTube.appId])))
+                                                               apps: .init(unavailable: [CastAppDefinition.youTube.appId])),
+        media: .audioOnly)
 
     public static let airReceiver = DeviceProfile(
         name: "airreceiver", kind: .software, differs: "software receiver: no eureka_info on 8008 or 8443, old ca bits, no Backdrop",
         modelName: "AirReceiver", manufacturer: "AirReceiver", supportsVideo: true, capabilities: 4_101,
-        volumeControl: .attenuation, idleScreen: false, quirks: DeviceQuirks(eureka: .init(https: .closed, http: .closed)))
+        volumeControl: .attenuation, idleScreen: false, quirks: DeviceQuirks(eureka: .init(https: .closed, http: .closed)),
+        media: nil)
 }

@@ -26,9 +26,12 @@ public struct DeviceProfile: Sendable, Equatable {
     /// What the family does that an ideal device does not (eureka_info, mDNS, volume, the
     /// apps it lacks: YouTube on speakers).
     public var quirks: DeviceQuirks
+    /// What the family decodes; nil: whatever the host can (a software receiver).
+    public var media: MediaSupport?
 
     public init(name: String, kind: Kind, differs: String, modelName: String, manufacturer: String, supportsVideo: Bool,
-                capabilities: Int, volumeControl: VolumeControl, idleScreen: Bool, quirks: DeviceQuirks = DeviceQuirks()) {
+                capabilities: Int, volumeControl: VolumeControl, idleScreen: Bool, quirks: DeviceQuirks = DeviceQuirks(),
+                media: MediaSupport?) {
         self.name = name
         self.kind = kind
         self.differs = differs
@@ -39,6 +42,7 @@ public struct DeviceProfile: Sendable, Equatable {
         self.volumeControl = volumeControl
         self.idleScreen = idleScreen
         self.quirks = quirks
+        self.media = media
     }
 
     /// The profile named `name`, or what the valid names are.
@@ -48,8 +52,9 @@ public struct DeviceProfile: Sendable, Equatable {
     }
 
     /// `configuration` as this family: its identity's model and maker, the volume control,
-    /// its quirks, and, unless `keepingCapabilities` (a scenario said what its device can do), video or
-    /// audio, the `ca` bits and the idle screen. The name and UUID stay the configuration's.
+    /// its quirks, and, unless `keepingCapabilities` (a scenario said what its device can do),
+    /// video or audio, the `ca` bits, the idle screen and the media it decodes. The name and
+    /// UUID stay the configuration's.
     public func apply(to configuration: inout DeviceConfiguration, keepingCapabilities: Bool = false) {
         configuration.identity.modelName = modelName
         configuration.identity.manufacturer = manufacturer
@@ -60,6 +65,7 @@ public struct DeviceProfile: Sendable, Equatable {
         configuration.identity.supportsAudio = true
         configuration.identity.advertisedCapabilities = capabilities
         configuration.idleScreenAppId = idleScreen ? CastAppDefinition.backdrop.appId : nil
+        configuration.mediaSupport = media
     }
 }
 
