@@ -23,9 +23,13 @@ extension Scenario {
     }
 
     public static func parse(_ data: Data, file: String? = nil) throws(ScenarioValidationError) -> Scenario {
-        let json: JSONValue
+        try parse(try document(data, file: file), file: file)
+    }
+
+    /// A file's JSON, or where it stops being JSON.
+    static func document(_ data: Data, file: String?) throws(ScenarioValidationError) -> JSONValue {
         do {
-            json = try JSONValue.parse(data, limits: .document)
+            return try JSONValue.parse(data, limits: .document)
         } catch {
             // A person reads this: where, as their editor shows it, not a byte offset.
             let before = data.prefix(error.offset)
@@ -35,7 +39,6 @@ extension Scenario {
                 ScenarioIssue(path: "", message: "not valid JSON at line \(line), column \(column): \(error.reason)"),
             ])
         }
-        return try parse(json, file: file)
     }
 
     /// Reads and checks a scenario already parsed as JSON; the scenario keeps it as its ``source``.
@@ -158,9 +161,14 @@ struct ScenarioParser {
     private func device(_ value: JSONReader) -> DeviceConfiguration? {
         guard reader.members(value, allowed: ScenarioKeys.device) != nil else { return nil }
         // A real family first (docs/profiles.md); the file's own fields below override it.
-        let profile = reader.read(value["profile"]) { member throws(JSONReadError) -> DeviceProfile in
-            let name = try member.string(nonEmpty: true)
-            do throws(UnknownProfile) { return try DeviceProfile.named(name) } catch { throw member.error(error.description) }
+        // A name from the catalog, or a profile of the file's own (docs/profiles.md, profile files).
+        let profile: DeviceProfile? = if let member = value["profile"], case .object = member.value {
+            self.profile(member)
+        } else {
+            reader.read(value["profile"]) { member throws(JSONReadError) -> DeviceProfile in
+                let name = try member.string(nonEmpty: true)
+                do throws(UnknownProfile) { return try DeviceProfile.named(name) } catch { throw member.error(error.description) }
+            }
         }
         var video = profile?.supportsVideo ?? true
         var audio = true
@@ -296,7 +304,7 @@ struct ScenarioParser {
                 behaviour.video = MediaSupport.Facts(
                     width: reader.read(video["width"]) { try $0.int(in: 1...16_384) },
                     height: reader.read(video["height"]) { try $0.int(in: 1...16_384) },
-                    hdr: reader.read(video["hdr"]) { try $0.oneOf(["hdr10", "dolby-vision", "hlg"]) })
+                    hdr: reader.read(video["hdr"]) { try $0.oneOf(ScenarioKeys.hdrFormats) })
             }
             if let load = entry["load"], reader.members(load, allowed: ScenarioKeys.load) != nil {
                 behaviour.loadDelay = reader.read(load["delay"]) { try $0.duration() } ?? 0

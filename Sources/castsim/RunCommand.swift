@@ -27,7 +27,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Friendly name shown in senders' device pickers. Default: the scenario's, else \"castsim\".")
     var name: String?
 
-    @Option(help: "A real device family to be: its model, maker, ca bits, volume control and idle screen (`castsim profiles` lists them). A scenario names its own in device.profile.")
+    @Option(help: "A real device family to be: its model, maker, ca bits, volume control, idle screen, quirks and media (`castsim profiles` lists them), or a profile file of your own (FILE.json; `castsim profiles NAME --json` prints one to start from). A scenario names its own in device.profile.")
     var profile: String?
 
     @Option(help: "Model name (eureka_info model_name, mDNS md). Default: the profile's or the scenario's, else \"Chromecast\".")
@@ -244,9 +244,14 @@ struct RunCommand: AsyncParsableCommand {
             var device = DeviceConfiguration(identity: identity)
             if let profile {
                 do {
-                    try DeviceProfile.named(profile).apply(to: &device)
-                } catch {
+                    // A name from `castsim profiles`, or a profile file of the user's own.
+                    let chosen = profile.hasSuffix(".json") ? try DeviceProfile.load(contentsOf: URL(fileURLWithPath: profile))
+                        : try DeviceProfile.named(profile)
+                    chosen.apply(to: &device)
+                } catch let error as ScenarioValidationError {
                     throw ValidationError(error.description)
+                } catch {
+                    throw ValidationError("\(error)")
                 }
                 if audioOnly { throw ValidationError("--audio-only and --profile: the profile says whether the device has video") }
             }

@@ -235,6 +235,51 @@ struct ProfileTests {
         #expect(lines.contains { $0.hasPrefix(#"media.movie.video.hdr: expected one of "hdr10""#) }, "\(lines)")
     }
 
+    @Test("Every catalog profile written as a profile file reads back the same", arguments: DeviceProfile.catalog)
+    func profileFileRoundTrip(profile: DeviceProfile) throws {
+        let text = profile.json.jsonText()
+        #expect(try DeviceProfile.parse(Data(text.utf8)) == profile)
+    }
+
+    @Test("A profile file over a base: what it names changes, the rest is the base's; a wrong field is refused at its path")
+    func profileFile() throws {
+        let mine = try DeviceProfile.parse(Data("""
+            {"name": "hall-tv", "base": "bravia", "model": "BRAVIA XR A80L", "quirks": {"eureka": {"https": "device-info"}},
+             "media": {"hdr": ["hdr10", "dolby-vision"]}}
+            """.utf8))
+        #expect(mine.name == "hall-tv" && mine.modelName == "BRAVIA XR A80L" && mine.manufacturer == "Sony")
+        #expect(mine.quirks.eureka.https == .deviceInfo && mine.quirks.eureka.http == .flat && mine.quirks.volume.relativeOnly)
+        #expect(mine.media?.hdr == ["hdr10", "dolby-vision"] && mine.media?.videoCodecs == ["h264", "hevc", "vp9"])
+
+        let error = try #require(throws: ScenarioValidationError.self) {
+            try DeviceProfile.parse(Data("""
+                {"base": "tv", "colour": "red", "volume": {"controlType": "loud"}, "quirks": {"eureka": {"https": "nope"}},
+                 "media": {"videoCodecs": ["h265"]}}
+                """.utf8), file: "mine.json")
+        }
+        let lines = error.issues.map(\.description)
+        #expect(error.description.hasPrefix("mine.json: "), "\(error)")
+        for prefix in ["name: missing", "base: no device profile \"tv\"", "colour: unknown key", "volume.controlType: expected one of",
+                       "quirks.eureka.https: expected one of", "media.videoCodecs[0]: expected one of"] {
+            #expect(lines.contains { $0.hasPrefix(prefix) }, "\(prefix) in \(lines)")
+        }
+        // Not JSON: where it stops being JSON.
+        #expect(throws: ScenarioValidationError.self) { try DeviceProfile.parse(Data("{\"name\": ".utf8)) }
+    }
+
+    @Test("device.profile may be a profile of the scenario's own, checked at its path")
+    func inlineProfile() throws {
+        let scenario = try Scenario.parse(Data("""
+            {"name": "x", "device": {"profile": {"name": "mine", "base": "nest-mini", "manufacturer": "Acme"}}}
+            """.utf8))
+        #expect(scenario.device.identity.manufacturer == "Acme" && scenario.device.identity.modelName == "Google Nest Mini")
+        #expect(!scenario.device.identity.supportsVideo)
+        let error = try #require(throws: ScenarioValidationError.self) {
+            try Scenario.parse(Data(#"{"name": "x", "device": {"profile": {"name": "mine", "video": "yes"}}}"#.utf8))
+        }
+        #expect(error.issues.map(\.description).contains { $0.hasPrefix("device.profile.video: expected") }, "\(error)")
+    }
+
     @Test("device.profile in a scenario: the family first, the file's own fields over it")
     func scenarioProfile() throws {
         let scenario = try Scenario.parse(Data("""

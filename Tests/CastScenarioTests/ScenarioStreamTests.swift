@@ -139,7 +139,8 @@ struct SchemaAgreementTests {
         (["$defs", "rule"], ScenarioKeys.rule), (["$defs", "expectation"], ScenarioKeys.expectation),
         (["$defs", "group"], ScenarioKeys.group),
         (["$defs", "pattern"], ScenarioKeys.pattern),
-        (["$defs", "quirks"], ScenarioKeys.quirks), (["$defs", "quirks", "properties", "eureka"], ScenarioKeys.eurekaQuirks),
+        (["$defs", "quirks"], ScenarioKeys.quirks), (["$defs", "profile"], ScenarioKeys.profile),
+        (["$defs", "profile", "properties", "volume"], ScenarioKeys.profileVolume), (["$defs", "quirks", "properties", "eureka"], ScenarioKeys.eurekaQuirks),
         (["$defs", "quirks", "properties", "mdns"], ScenarioKeys.mdnsQuirks),
         (["$defs", "quirks", "properties", "volume"], ScenarioKeys.volumeQuirks),
         (["$defs", "quirks", "properties", "apps"], ScenarioKeys.appQuirks),
@@ -163,6 +164,13 @@ struct SchemaAgreementTests {
         #expect(eureka?["http"]?["enum"]?.arrayValue?.compactMap(\.stringValue) == DeviceQuirks.Eureka.HTTP.allCases.map(\.rawValue))
         let refusals = Self.schema["$defs"]?["quirks"]?["properties"]?["apps"]?["properties"]?["refuse"]?["additionalProperties"]?["enum"]
         #expect(refusals?.arrayValue?.compactMap(\.stringValue) == ScenarioKeys.launchRefusals)
+        let media = Self.schema["$defs"]?["profile"]?["properties"]?["media"]?["anyOf"]?[1]
+        #expect(Set(media?["properties"]?.objectValue?.keys ?? [:].keys) == ScenarioKeys.profileMedia)
+        #expect(media?["properties"]?["videoCodecs"]?["items"]?["enum"]?.arrayValue?.compactMap(\.stringValue) == ScenarioKeys.videoCodecs)
+        #expect(media?["properties"]?["hdr"]?["items"]?["enum"]?.arrayValue?.compactMap(\.stringValue) == ScenarioKeys.hdrFormats)
+        #expect(media?["properties"]?["audioCodecs"]?["items"]?["enum"]?.arrayValue?.compactMap(\.stringValue) == ScenarioKeys.audioCodecs)
+        #expect(Self.schema["$defs"]?["profile"]?["properties"]?["kind"]?["enum"]?.arrayValue?.compactMap(\.stringValue)
+            == DeviceProfile.Kind.allCases.map(\.rawValue))
     }
 
     @Test("A step is its trigger and one action: the action grammar is written once, in $defs/action")

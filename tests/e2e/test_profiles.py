@@ -103,6 +103,28 @@ def test_the_profiles_command_and_bad_profile_names(castsim_bin: Path, tmp_path:
                           capture_output=True, text=True, timeout=30, env=env)
     assert both.returncode != 0 and "device.profile" in both.stderr, both.stderr
 
+    # A profile of one's own: a catalog profile as a file, edited, run.
+    shown = subprocess.run([str(castsim_bin), "profiles", "nest-mini", "--json"], capture_output=True, text=True, timeout=30)
+    assert shown.returncode == 0, shown.stderr
+    mine = json.loads(shown.stdout)
+    assert mine["base"] == "nest-mini" and mine["model"] == "Google Nest Mini" and mine["media"]["videoCodecs"] == []
+    mine["model"] = "Kitchen Speaker 2"
+    mine_file = tmp_path / "mine.json"
+    mine_file.write_text(json.dumps(mine))
+    device = start_castsim(castsim_bin, None, tmp_path, name="Mine", extra_args=("--profile", str(mine_file), "--mdns", "off"),
+                           pass_name=False)
+    try:
+        status = _device_info(device.host)
+        assert status is not None and (status.model_name, status.cast_type) == ("Kitchen Speaker 2", "audio"), status
+    finally:
+        device.stop()
+    bad_file = tmp_path / "bad.json"
+    bad_file.write_text(json.dumps({"name": "bad", "base": "nest-mini", "quirks": {"eureka": {"https": "sometimes"}}}))
+    refused = subprocess.run([str(castsim_bin), "run", "--profile", str(bad_file), "--mdns", "off"],
+                             capture_output=True, text=True, timeout=30, env=env)
+    assert refused.returncode != 0
+    assert f"{bad_file}: 1 problem" in refused.stderr and 'quirks.eureka.https: expected one of "device-info"' in refused.stderr, refused.stderr
+
 
 def _device_info(host: str, hostname: str | None = None, timeout: float = 4):
     """pychromecast's get_device_info, as HA's known hosts and catt call it for an IP; with
