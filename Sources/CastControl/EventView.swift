@@ -55,6 +55,8 @@ enum EventView {
             return ["kind": "textTrackStyleChanged", "mediaSessionId": number(session), "style": style ?? nil]
         case .standbyChanged(let standby):
             return ["kind": "standbyChanged", "standby": .bool(standby)]
+        case .activeInputChanged(let active):
+            return ["kind": "activeInputChanged", "activeInput": .bool(active)]
         case .advertisementChanged(.withdraw):
             return ["kind": "advertisementChanged", "advertised": false]
         case .advertisementChanged(.restore(let host, let port)):

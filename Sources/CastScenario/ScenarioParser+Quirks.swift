@@ -9,7 +9,7 @@ extension ScenarioKeys {
     package static let eurekaQuirks: Set<String> = ["https", "http", "hostCheck", "crashAfterPolls", "macAddress", "productName"]
     package static let mdnsQuirks: Set<String> = ["host", "id", "status", "txt"]
     package static let volumeQuirks: Set<String> = ["ignoreSet", "relativeOnly"]
-    package static let appQuirks: Set<String> = ["unavailable", "refuse"]
+    package static let appQuirks: Set<String> = ["unavailable", "refuse", "idleTimeout"]
     /// The LAUNCH_ERROR reasons `apps.refuse` may give.
     package static let launchRefusals = [LaunchErrorReason.notAllowed, .cancelled, .notFound, .systemError, .badParameter].map(\.rawValue)
 }
@@ -66,6 +66,10 @@ extension ScenarioParser {
         if let apps = value["apps"], reader.members(apps, allowed: ScenarioKeys.appQuirks) != nil {
             if let unavailable = apps["unavailable"] {
                 quirks.apps.unavailable = elements(unavailable) { element in reader.read { try element.string(nonEmpty: true) } }
+            }
+            if let member = apps["idleTimeout"], let seconds = reader.read({ try member.duration() }) {
+                // "0s" turns a profile's timeout off.
+                quirks.apps.idleTimeout = seconds == 0 ? nil : seconds
             }
             if let refuse = apps["refuse"], let members = reader.read({ try refuse.object() }) {
                 for appId in members.keys.sorted() {

@@ -96,6 +96,8 @@ extension ScenarioParser {
             return reader.read { try value.string(nonEmpty: true) }.map { .device(.launchApp(appId: $0)) }
         case "standby":
             return reader.read { try value.bool() }.map { .device(.setStandby($0)) }
+        case "activeInput":
+            return reader.read { try value.bool() }.map { .device(.setActiveInput($0)) }
         case "remote":
             return reader.read { try value.oneOf(OperatorInput.RemoteKey.self) }.map { .device(.remote($0)) }
         case "closeConnection":

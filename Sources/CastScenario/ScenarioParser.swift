@@ -76,7 +76,7 @@ package enum ScenarioKeys {
     package static let fail: Set<String> = ["detailedErrorCode", "reason"]
     /// The scenario's own timeline actions.
     package static let baseActions = [
-        "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "remote", "closeConnection",
+        "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "activeInput", "remote", "closeConnection",
         "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "deviceAuth", "withdraw", "restore",
         "offline", "online", "leadGroup", "createGroup", "deleteGroup",
     ]

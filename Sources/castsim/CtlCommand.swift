@@ -132,6 +132,7 @@ enum CtlVerb {
         ("buffering", "DURATION", "the player stalls this long"),
         ("error", "[CODE]", "the player fails (detailedErrorCode CODE)"),
         ("standby", "on|off", "the TV goes into or out of standby"),
+        ("input", "on|off", "the TV shows the device's HDMI input, or another one (isActiveInput false)"),
         ("launch", "APPID", "launch an app as from the TV's menu"),
         ("stop-app", "", "quit the running app"),
         ("withdraw", "", "vanish from mDNS"),
@@ -205,6 +206,10 @@ enum CtlVerb {
             guard let text = arguments.first else { return act(["playerError": [:]]) }
             guard let code = Int(text) else { throw Problem(description: "error \(text): expected a detailedErrorCode (an integer)") }
             return act(["playerError": ["detailedErrorCode": .number(Double(code))]])
+        case "input":
+            let text = try one()
+            guard text == "on" || text == "off" else { throw Problem(description: "input \(text): expected on or off") }
+            return act(["activeInput": .bool(text == "on")])
         case "standby":
             let text = try one()
             guard text == "on" || text == "off" else { throw Problem(description: "standby \(text): expected on or off") }

@@ -135,6 +135,46 @@ struct ProfileTests {
         #expect(refused["type"] == "LAUNCH_ERROR" && refused["reason"] == "NOT_ALLOWED" && refused["appId"] == "CC1AD845")
     }
 
+    @Test("apps.idleTimeout: an app that plays nothing is closed after its senders fell silent; a playing one stays")
+    func idleTimeout() throws {
+        var harness = CastTestDevice { $0.quirks = DeviceQuirks(apps: .init(idleTimeout: 30)) }
+        let (connection, transportId) = harness.launch("84912283")
+        _ = harness.advance(20)
+        // A message to the app: it waits 30 s from now.
+        _ = harness.send(connection, to: transportId, "urn:x-cast:com.madmod.dashcast", ["url": "https://example.test/", "requestId": 2])
+        #expect(harness.advance(29).allSatisfy { $0.type != "RECEIVER_STATUS" })
+        #expect(harness.snapshot.runningApp?.appId == "84912283")
+        let closed = harness.advance(2)
+        let status = try #require(closed.last { $0.type == "RECEIVER_STATUS" })
+        #expect(status.isBroadcast && status.json["status"]?["applications"]?[0]?["appId"] == "E8C28D3C")
+
+        var playing = CastTestDevice { $0.quirks = DeviceQuirks(apps: .init(idleTimeout: 30)) }
+        let (media, mediaTransport) = playing.launch()
+        _ = playing.send(media, to: mediaTransport, CastNamespace.media, [
+            "type": "LOAD", "requestId": 3, "media": ["contentId": "film", "streamType": "BUFFERED", "duration": 600]])
+        _ = playing.advance(120)
+        #expect(playing.snapshot.runningApp?.appId == "CC1AD845" && playing.snapshot.media?.playerState == .playing)
+    }
+
+    @Test("The TV on another input: isActiveInput false, not in standby; back on ours: true; every sender told")
+    func activeInput() throws {
+        var harness = CastTestDevice()
+        let connection = harness.open(1)
+        harness.connect(connection)
+        let away = harness.apply(.setActiveInput(false))
+        let status = try #require(away.last { $0.type == "RECEIVER_STATUS" })
+        #expect(status.isBroadcast && status.json["status"]?["isActiveInput"] == false && status.json["status"]?["isStandBy"] == false)
+        #expect(harness.events.contains { $0.kind == .activeInputChanged(false) })
+        let back = harness.apply(.setActiveInput(true))
+        #expect(back.last { $0.type == "RECEIVER_STATUS" }?.json["status"]?["isActiveInput"] == true)
+        // Standby wins: off is off, whatever the input.
+        _ = harness.apply(.setActiveInput(false))
+        _ = harness.apply(.setStandby(true))
+        _ = harness.apply(.setStandby(false))
+        let reply = harness.send(connection, to: "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 4])
+        #expect(reply.first?.json["status"]?["isActiveInput"] == false)
+    }
+
     @Test("device.quirks in a scenario: set over the profile's, 0 turns a lock-up off; bad values refused at their paths")
     func scenarioQuirks() throws {
         let scenario = try Scenario.parse(Data("""

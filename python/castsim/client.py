@@ -263,6 +263,10 @@ class ControlClient:
     def standby(self, on: bool = True) -> ActResult:
         return self.act({"standby": bool(on)})
 
+    def active_input(self, on: bool = True) -> ActResult:
+        """The TV shows the device's HDMI input (True) or another one: isActiveInput false."""
+        return self.act({"activeInput": bool(on)})
+
     def launch_app(self, app_id: str) -> ActResult:
         return self.act({"launchApp": app_id})
 

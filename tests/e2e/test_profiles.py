@@ -266,3 +266,21 @@ def test_a_speaker_fails_a_video_load_as_it_does_there(castsim_bin: Path, tmp_pa
     finally:
         disconnect_sender(sender)
         speaker.stop()
+
+
+def test_pychromecast_sees_the_tv_on_another_input(castsim_bin: Path, tmp_path: Path) -> None:
+    # HDMI-CEC's isActiveInput, which Home Assistant reads as "off" (home-assistant/core#65848).
+    from e2e_harness import connect_sender, disconnect_sender, wait_until
+
+    tv = _start(castsim_bin, tmp_path, "TV", {"profile": "chromecast"})
+    sender = connect_sender(tv)
+    try:
+        assert sender.cast.status.is_active_input is True
+        tv.client.active_input(False)
+        wait_until(lambda: sender.cast.status.is_active_input is False, timeout=10, details=sender.describe)
+        assert sender.cast.status.is_stand_by is False
+        tv.client.active_input(True)
+        wait_until(lambda: sender.cast.status.is_active_input is True, timeout=10, details=sender.describe)
+    finally:
+        disconnect_sender(sender)
+        tv.stop()

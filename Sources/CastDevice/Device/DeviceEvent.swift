@@ -41,6 +41,8 @@ public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
         case activeTracksChanged(mediaSessionId: Int, trackIds: [Int])
         case textTrackStyleChanged(mediaSessionId: Int, style: JSONValue?)
         case standbyChanged(Bool)
+        /// The TV switched to the device's input (true) or away from it.
+        case activeInputChanged(Bool)
         /// The device was withdrawn from discovery, or restored (maybe elsewhere).
         case advertisementChanged(AdvertisementChange)
         /// A fault the scenario applied (raised by the scenario session, not the core).
@@ -76,6 +78,7 @@ extension DeviceEvent.Kind: CustomStringConvertible {
         case .activeTracksChanged(let id, let trackIds): "activeTracksChanged session \(id) \(trackIds)"
         case .textTrackStyleChanged(let id, let style): "textTrackStyleChanged session \(id) \(style?.jsonText() ?? "none")"
         case .standbyChanged(let standby): "standbyChanged \(standby)"
+        case .activeInputChanged(let active): "activeInputChanged \(active)"
         case .advertisementChanged(let change): "advertisement \(change)"
         case .faultApplied(let fault): "faultApplied \(fault)"
         case .messageUnhandled(let id, let namespace, let reason): "messageUnhandled \(namespace) on \(id): \(reason)"

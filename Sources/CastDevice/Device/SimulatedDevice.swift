@@ -32,6 +32,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     package internal(set) var runningApp: RunningApp?
     /// The TV is in standby (video devices): `isStandBy` true, `isActiveInput` false.
     package internal(set) var isStandBy = false
+    /// The TV shows another input: `isActiveInput` false although it is not in standby.
+    package internal(set) var isOtherInput = false
     /// Last `mediaSessionId` handed out; they increase for the life of the device.
     var lastMediaSessionId = 0
     /// The last RECEIVER_STATUS `status` built, and its text (``receiverStatusMessage(requestId:)``).
@@ -49,6 +51,9 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     let ownMultizoneEntry: [String: JSONValue]
     /// Speaker groups: a group endpoint's members, the group session a member mirrors.
     var multizone = MultizoneState()
+    /// When a sender last spoke to the running app (or it launched): a quirk closes an app
+    /// left idle (``DeviceQuirks/Apps/idleTimeout``).
+    var appHeardAt: SimTime = .zero
 
     package init(configuration: DeviceConfiguration, authority: (any DeviceAuthority)? = nil,
                  apps registry: AppRegistry = .builtIn, now: SimTime = .zero) {
@@ -113,10 +118,28 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     }
 
     /// The next time at which ``advance(to:)`` has something to do, if any.
-    package var nextDeadline: SimTime? { runningApp?.app.nextDeadline(now: now) }
+    package var nextDeadline: SimTime? {
+        let app = runningApp?.app.nextDeadline(now: now)
+        guard let idle = idleAppDeadline else { return app }
+        return app.map { min($0, idle) } ?? idle
+    }
 
     package mutating func handleDue() {
         withRunningApp { app, context in app.advance(context: &context) }
+        if let idle = idleAppDeadline, idle <= now, let running = runningApp {
+            log(.info, nil, "\(running.definition.displayName) closed: idle for \(NumberText.format(quirks.apps.idleTimeout ?? 0)) s (quirks.apps.idleTimeout)")
+            stopRunningApp()
+            returnToIdleScreen()
+            broadcastReceiverStatus(answering: nil)
+        }
+    }
+
+    /// When the running app is closed for being idle: it is no idle screen, plays nothing
+    /// (a dashboard, a web page, a stopped player), and a quirk says how long it may wait.
+    private var idleAppDeadline: SimTime? {
+        guard let timeout = quirks.apps.idleTimeout, let running = runningApp, !running.app.isIdleScreen else { return nil }
+        if let media = running.app.snapshot(at: now).media, media.playerState != .idle { return nil }
+        return appHeardAt + timeout
     }
 
     package mutating func warn(_ message: LogMessage) {
@@ -171,6 +194,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
             return
         }
         let message = AppMessage(envelope: envelope, payload: payload, connection: connection)
+        appHeardAt = now
         withRunningApp { app, context in app.receive(message, context: &context) }
     }
 

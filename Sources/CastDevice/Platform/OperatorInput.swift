@@ -14,6 +14,9 @@ public enum OperatorInput: Sendable, Equatable {
     case stopApp
     /// The TV goes into or out of standby.
     case setStandby(Bool)
+    /// The TV shows the device's HDMI input, or another one (`isActiveInput` false while the
+    /// TV is on): over HDMI-CEC real TVs report this wrongly now and then.
+    case setActiveInput(Bool)
     /// Launches an app as if from the TV's own menu.
     case launchApp(appId: String)
     /// Pause, play or stop from the remote.
@@ -66,6 +69,9 @@ extension SimulatedDevice {
         case .setDeviceAuth(let mode):
             log(.info, nil, "device auth mode \(mode.rawValue)")
             deviceAuthMode = mode
+        case .setActiveInput(let active):
+            setActiveInput(active)
+            broadcastReceiverStatus(answering: nil)
         case .setStandby(let standby):
             setStandby(standby)
             broadcastReceiverStatus(answering: nil)

@@ -118,6 +118,13 @@ extension SimulatedDevice {
         raise(.volumeChanged(new))
     }
 
+    /// Switches the TV to the device's input or away from it, raising the event when it changes.
+    mutating func setActiveInput(_ active: Bool) {
+        guard active == isOtherInput else { return }
+        isOtherInput = !active
+        raise(.activeInputChanged(active))
+    }
+
     /// Puts the TV into or out of standby, raising the event when it changes.
     mutating func setStandby(_ standby: Bool) {
         guard standby != isStandBy else { return }

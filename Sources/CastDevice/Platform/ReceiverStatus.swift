@@ -15,6 +15,7 @@ struct ReceiverStatusInputs: Equatable {
     var application: Application?
     /// nil on an audio-only device, which reports neither isActiveInput nor isStandBy.
     var isStandBy: Bool?
+    var isOtherInput = false
 
     /// The `status` object of RECEIVER_STATUS (docs/protocol/platform.md §2).
     var status: JSONValue {
@@ -32,7 +33,7 @@ struct ReceiverStatusInputs: Equatable {
             status["applications"] = [application.status]
         }
         if let isStandBy {
-            status["isActiveInput"] = .bool(!isStandBy)
+            status["isActiveInput"] = .bool(!isStandBy && !isOtherInput)
             status["isStandBy"] = .bool(isStandBy)
         }
         return .object(status)
@@ -76,7 +77,7 @@ extension SimulatedDevice {
                     instance: running.instance, namespaces: running.definition.namespaces,
                     senderConnected: virtualConnections.hasVisibleSender(on: running.transportId))
             },
-            isStandBy: configuration.identity.supportsVideo ? isStandBy : nil)
+            isStandBy: configuration.identity.supportsVideo ? isStandBy : nil, isOtherInput: isOtherInput)
     }
 
     /// RECEIVER_STATUS answering `requestId`. The status is built and encoded again only

@@ -28,6 +28,7 @@ extension SimulatedDevice {
         }
         let running = RunningApp(definition: definition, sessionId: id, transportId: id, app: app)
         runningApp = running
+        appHeardAt = now
         // An idle screen coming back is routine; an app a sender launched is news.
         log(app.isIdleScreen ? .debug : .info, nil, "app \(definition.appId) (\(definition.displayName)) launched, session \(id)")
         raise(.appLaunched(running.instance))

@@ -149,16 +149,22 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
         /// App ids whose LAUNCH is refused with this LAUNCH_ERROR reason (`NOT_ALLOWED`:
         /// the Default Media Receiver on some users' Nest Audio).
         public var refuse: [String: String] = [:]
+        /// Seconds after which an app that plays nothing and hears nothing from its senders is
+        /// closed, and the device goes back to its idle state (a Nest Hub closes a dashboard
+        /// after 10 minutes, 30 seconds since the Fuchsia update). nil: never.
+        public var idleTimeout: Double?
 
-        public init(unavailable: [String] = [], refuse: [String: String] = [:]) {
+        public init(unavailable: [String] = [], refuse: [String: String] = [:], idleTimeout: Double? = nil) {
             self.unavailable = unavailable
             self.refuse = refuse
+            self.idleTimeout = idleTimeout
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             unavailable = try container.decodeIfPresent([String].self, forKey: .unavailable) ?? []
             refuse = try container.decodeIfPresent([String: String].self, forKey: .refuse) ?? [:]
+            idleTimeout = try container.decodeIfPresent(Double.self, forKey: .idleTimeout)
         }
     }
 
