@@ -33,11 +33,12 @@ class Recording(ControlClient):
 
 # Each action of the grammar, and a call of its helper: (method, args, kwargs).
 HELPERS: Dict[str, List[Tuple[str, tuple, dict]]] = {
-    "remote": [("play", (), {}), ("pause", (), {}), ("stop", (), {})],
+    "remote": [("play", (), {}), ("pause", (), {}), ("stop", (), {}), ("next", (), {}), ("previous", (), {})],
     "volume": [("set_volume", (0.3,), {}), ("set_volume", (), {"muted": True})],
     "buffering": [("buffering", (3,), {})],
     "playerError": [("player_error", (), {}), ("player_error", (104,), {})],
     "standby": [("standby", (), {}), ("standby", (False,), {})],
+    "activeInput": [("active_input", (), {}), ("active_input", (False,), {})],
     "launchApp": [("launch_app", ("CC1AD845",), {})],
     "stopApp": [("stop_app", (), {})],
     "emit": [("emit", ("media", {"type": "MEDIA_STATUS", "status": []}), {})],
