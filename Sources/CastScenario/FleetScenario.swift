@@ -163,6 +163,12 @@ public struct FleetScenario: Sendable {
             for member in group.members where !names.contains(member) {
                 issues.append(ScenarioIssue(path: path + ".members", message: "\(JSONValue.string(member).jsonText()) is no device; expected some of \(quoted(names))"))
             }
+            // A family that cannot join speaker groups (its profile's quirks.groupMember).
+            for member in group.members {
+                guard let device = scenarios.first(where: { $0.device.identity.friendlyName == member })?.device,
+                      !device.effectiveQuirks.groupMember else { continue }
+                issues.append(ScenarioIssue(path: path + ".members", message: "\(JSONValue.string(member).jsonText()) (\(device.identity.modelName)) cannot be in a speaker group (quirks.groupMember: false)"))
+            }
             if !group.members.contains(group.leader) {
                 issues.append(ScenarioIssue(path: path + ".leader", message: "\(JSONValue.string(group.leader).jsonText()) is not among its members \(quoted(group.members))"))
             }

@@ -63,11 +63,14 @@ extension DeviceQuirks {
         if let host = self.mdns.host { mdns["host"] = .string(host) }
         if let id = self.mdns.id { mdns["id"] = .string(id) }
         if let status = self.mdns.status { mdns["status"] = .number(Double(status)) }
+        if let after = self.mdns.dropCastAfter { mdns["dropCastAfter"] = .string(ScenarioDuration.format(after)) }
+        var apps: [String: JSONValue] = ["unavailable": .array(self.apps.unavailable.map(JSONValue.string)),
+                                         "refuse": .object(self.apps.refuse.mapValues(JSONValue.string))]
+        if let timeout = self.apps.idleTimeout { apps["idleTimeout"] = .string(ScenarioDuration.format(timeout)) }
         return [
             "eureka": .object(eureka), "mdns": .object(mdns),
             "volume": ["ignoreSet": .bool(volume.ignoreSet), "relativeOnly": .bool(volume.relativeOnly)],
-            "apps": ["unavailable": .array(apps.unavailable.map(JSONValue.string)),
-                     "refuse": .object(apps.refuse.mapValues(JSONValue.string))],
+            "apps": .object(apps), "groupMember": .bool(groupMember),
         ]
     }
 }

@@ -5,9 +5,9 @@ import CastWire
 // (docs/profiles.md, quirks). Each key given turns a switch on or off over the profile's.
 
 extension ScenarioKeys {
-    package static let quirks: Set<String> = ["eureka", "mdns", "volume", "apps"]
+    package static let quirks: Set<String> = ["eureka", "mdns", "volume", "apps", "groupMember"]
     package static let eurekaQuirks: Set<String> = ["https", "http", "hostCheck", "crashAfterPolls", "macAddress", "productName"]
-    package static let mdnsQuirks: Set<String> = ["host", "id", "status", "txt"]
+    package static let mdnsQuirks: Set<String> = ["host", "id", "status", "txt", "dropCastAfter"]
     package static let volumeQuirks: Set<String> = ["ignoreSet", "relativeOnly"]
     package static let appQuirks: Set<String> = ["unavailable", "refuse", "idleTimeout"]
     /// The LAUNCH_ERROR reasons `apps.refuse` may give.
@@ -45,6 +45,9 @@ extension ScenarioParser {
             }
             quirks.mdns.id = reader.read(mdns["id"]) { try $0.string(nonEmpty: true) } ?? quirks.mdns.id
             quirks.mdns.status = reader.read(mdns["status"]) { try $0.int(in: 0...9) } ?? quirks.mdns.status
+            if let member = mdns["dropCastAfter"], let seconds = reader.read({ try member.duration() }) {
+                quirks.mdns.dropCastAfter = seconds == 0 ? nil : seconds
+            }
             if let txt = mdns["txt"], let members = reader.read({ try txt.object() }) {
                 var entries = quirks.mdns.txt
                 for key in members.keys.sorted() {
@@ -59,6 +62,7 @@ extension ScenarioParser {
                 quirks.mdns.txt = entries
             }
         }
+        quirks.groupMember = reader.read(value["groupMember"]) { try $0.bool() } ?? quirks.groupMember
         if let volume = value["volume"], reader.members(volume, allowed: ScenarioKeys.volumeQuirks) != nil {
             quirks.volume.ignoreSet = reader.read(volume["ignoreSet"]) { try $0.bool() } ?? quirks.volume.ignoreSet
             quirks.volume.relativeOnly = reader.read(volume["relativeOnly"]) { try $0.bool() } ?? quirks.volume.relativeOnly

@@ -175,6 +175,49 @@ struct ProfileTests {
         #expect(reply.first?.json["status"]?["isActiveInput"] == false)
     }
 
+    @Test("mdns.dropCastAfter: the device leaves discovery at that time, once, and keeps running")
+    func dropCast() throws {
+        var harness = CastTestDevice { configuration in
+            configuration.quirks = DeviceQuirks(mdns: .init(dropCastAfter: 3600))
+            // An hour without a word: the connection's own liveness is not what is tested.
+            configuration.idleTimeout = nil
+            configuration.heartbeatInterval = nil
+        }
+        let connection = harness.open(1)
+        harness.connect(connection)
+        _ = harness.advance(3599)
+        #expect(harness.snapshot.isAdvertised)
+        _ = harness.advance(2)
+        #expect(!harness.snapshot.isAdvertised)
+        #expect(harness.events.filter { $0.kind == .advertisementChanged(.withdraw) }.count == 1)
+        // Still answering its senders.
+        let reply = harness.send(connection, to: "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 2])
+        #expect(reply.first?.type == "RECEIVER_STATUS")
+        // A restore brings it back for good: the quirk fired once.
+        _ = harness.apply(.advertise(.restore(host: nil, port: nil)))
+        _ = harness.advance(7200)
+        #expect(harness.snapshot.isAdvertised)
+    }
+
+    @Test("groupMember: a household that puts a video dongle in a speaker group is refused at the group's members")
+    func groupMember() throws {
+        let error = try #require(throws: ScenarioValidationError.self) {
+            try FleetScenario.parse(Data("""
+                {"name": "house", "devices": [{"name": "TV", "profile": "chromecast"}, {"name": "Kitchen", "profile": "nest-mini"}],
+                 "groups": [{"name": "Downstairs", "members": ["TV", "Kitchen"], "leader": "Kitchen"}]}
+                """.utf8))
+        }
+        #expect(error.issues.map(\.description).contains {
+            $0 == #"groups[0].members: "TV" (Chromecast) cannot be in a speaker group (quirks.groupMember: false)"#
+        }, "\(error)")
+        // Turned on by the file: it may.
+        _ = try FleetScenario.parse(Data("""
+            {"name": "house", "devices": [{"name": "TV", "profile": "chromecast", "quirks": {"groupMember": true}},
+                                          {"name": "Kitchen", "profile": "nest-mini"}],
+             "groups": [{"name": "Downstairs", "members": ["TV", "Kitchen"], "leader": "Kitchen"}]}
+            """.utf8))
+    }
+
     @Test("device.quirks in a scenario: set over the profile's, 0 turns a lock-up off; bad values refused at their paths")
     func scenarioQuirks() throws {
         let scenario = try Scenario.parse(Data("""

@@ -54,6 +54,8 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     /// When a sender last spoke to the running app (or it launched): a quirk closes an app
     /// left idle (``DeviceQuirks/Apps/idleTimeout``).
     var appHeardAt: SimTime = .zero
+    /// The Cast service was dropped from discovery by a quirk (once).
+    var castDropped = false
 
     package init(configuration: DeviceConfiguration, authority: (any DeviceAuthority)? = nil,
                  apps registry: AppRegistry = .builtIn, now: SimTime = .zero) {
@@ -119,19 +121,28 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
 
     /// The next time at which ``advance(to:)`` has something to do, if any.
     package var nextDeadline: SimTime? {
-        let app = runningApp?.app.nextDeadline(now: now)
-        guard let idle = idleAppDeadline else { return app }
-        return app.map { min($0, idle) } ?? idle
+        [runningApp?.app.nextDeadline(now: now), idleAppDeadline, castDropDeadline].compactMap { $0 }.min()
     }
 
     package mutating func handleDue() {
         withRunningApp { app, context in app.advance(context: &context) }
+        if let drop = castDropDeadline, drop <= now {
+            castDropped = true
+            log(.info, nil, "the Cast service leaves discovery (quirks.mdns.dropCastAfter)")
+            changeAdvertisement(.withdraw)
+        }
         if let idle = idleAppDeadline, idle <= now, let running = runningApp {
             log(.info, nil, "\(running.definition.displayName) closed: idle for \(NumberText.format(quirks.apps.idleTimeout ?? 0)) s (quirks.apps.idleTimeout)")
             stopRunningApp()
             returnToIdleScreen()
             broadcastReceiverStatus(answering: nil)
         }
+    }
+
+    /// When a quirk drops the Cast service from discovery, until it has.
+    private var castDropDeadline: SimTime? {
+        guard let after = quirks.mdns.dropCastAfter, !castDropped else { return nil }
+        return SimTime(seconds: after)
     }
 
     /// When the running app is closed for being idle: it is no idle screen, plays nothing

@@ -9,12 +9,14 @@ extension DeviceProfile {
 
     /// Current firmware answers 8008 with the flat legacy body whatever `params` says.
     static let flat = DeviceQuirks(eureka: .init(http: .flat))
+    /// A video dongle or TV: 8008 flat, and no speaker groups.
+    static let video = DeviceQuirks(eureka: .init(http: .flat), groupMember: false)
     /// Android and Google TV: zero MAC in eureka_info, a `ct` TXT key, the maker's code name.
-    static func androidTV(productName: String, volume: DeviceQuirks.Volume = .init(), https: DeviceQuirks.Eureka.HTTPS = .deviceInfo)
-        -> DeviceQuirks
+    static func androidTV(productName: String, volume: DeviceQuirks.Volume = .init(), https: DeviceQuirks.Eureka.HTTPS = .deviceInfo,
+                          groupMember: Bool = false) -> DeviceQuirks
     {
         DeviceQuirks(eureka: .init(https: https, http: .flat, macAddress: "00:00:00:00:00:00", productName: productName),
-                     mdns: .init(txt: [.init("ct", "1e3a5c")]), volume: volume)
+                     mdns: .init(txt: [.init("ct", "1e3a5c")]), volume: volume, groupMember: groupMember)
     }
     /// A Nest Hub after the Fuchsia update: its SRV target is `fuchsia-…`, not the UUID.
     static let fuchsia = DeviceQuirks(eureka: .init(http: .flat), mdns: .init(host: "fuchsia-{mac}"))
@@ -25,13 +27,13 @@ extension DeviceProfile {
     public static let chromecast = DeviceProfile(
         name: "chromecast", kind: .dongle, differs: "3rd gen dongle: master volume, Backdrop when idle, YouTube",
         modelName: "Chromecast", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 200_709,
-        volumeControl: .master, idleScreen: true, quirks: flat,
+        volumeControl: .master, idleScreen: true, quirks: video,
         media: MediaSupport(videoCodecs: ["h264", "vp8"], maxWidth: 1920, maxHeight: 1080))
 
     public static let chromecastUltra = DeviceProfile(
         name: "chromecast-ultra", kind: .dongle, differs: "4K HDR dongle (ca bit 13)",
         modelName: "Chromecast Ultra", manufacturer: "Google Inc.", supportsVideo: true, capabilities: 208_901,
-        volumeControl: .master, idleScreen: true, quirks: flat,
+        volumeControl: .master, idleScreen: true, quirks: video,
         media: MediaSupport(videoCodecs: ["h264", "vp8", "hevc", "vp9"], maxWidth: 3840, maxHeight: 2160, hdr: ["hdr10", "dolby-vision"]))
 
     public static let chromecastAudio = DeviceProfile(
@@ -49,7 +51,7 @@ extension DeviceProfile {
     public static let googleTVStreamer = DeviceProfile(
         name: "google-tv-streamer", kind: .dongle, differs: "model unknown to pychromecast (probed), manufacturer \"Google\"",
         modelName: "Google TV Streamer", manufacturer: "Google", supportsVideo: true, capabilities: 465_413,
-        volumeControl: .master, idleScreen: true, quirks: androidTV(productName: "kirkwood"),
+        volumeControl: .master, idleScreen: true, quirks: androidTV(productName: "kirkwood", groupMember: true),
         media: MediaSupport(videoCodecs: ["h264", "hevc", "vp9", "av1"], maxWidth: 3840, maxHeight: 2160, hdr: ["hdr10", "dolby-vision"], audioCodecs: MediaSupport.castAudio + ["ac3", "eac3"]))
 
     public static let nestMini = DeviceProfile(
@@ -97,7 +99,7 @@ extension DeviceProfile {
     public static let vizioSmartCast = DeviceProfile(
         name: "vizio-smartcast", kind: .tv, differs: "TV of another maker: manufacturer Vizio, no Backdrop",
         modelName: "V705-H3", manufacturer: "Vizio", supportsVideo: true, capabilities: 200_709,
-        volumeControl: .master, idleScreen: false, quirks: flat,
+        volumeControl: .master, idleScreen: false, quirks: video,
         media: MediaSupport(videoCodecs: ["h264", "hevc", "vp9"], maxWidth: 3840, maxHeight: 2160, hdr: ["hdr10", "dolby-vision"]))
 
     public static let jblLink = DeviceProfile(
@@ -110,6 +112,6 @@ extension DeviceProfile {
     public static let airReceiver = DeviceProfile(
         name: "airreceiver", kind: .software, differs: "software receiver: no eureka_info on 8008 or 8443, old ca bits, no Backdrop",
         modelName: "AirReceiver", manufacturer: "AirReceiver", supportsVideo: true, capabilities: 4_101,
-        volumeControl: .attenuation, idleScreen: false, quirks: DeviceQuirks(eureka: .init(https: .closed, http: .closed)),
+        volumeControl: .attenuation, idleScreen: false, quirks: DeviceQuirks(eureka: .init(https: .closed, http: .closed), groupMember: false),
         media: nil)
 }

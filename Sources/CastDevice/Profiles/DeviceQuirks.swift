@@ -9,12 +9,16 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
     public var mdns = MDNS()
     public var volume = Volume()
     public var apps = Apps()
+    /// Whether the device can be a member of a speaker group: video dongles and TVs could
+    /// not (the Google Home app offered only speakers, displays and Chromecast Audio).
+    public var groupMember = true
 
-    public init(eureka: Eureka = Eureka(), mdns: MDNS = MDNS(), volume: Volume = Volume(), apps: Apps = Apps()) {
+    public init(eureka: Eureka = Eureka(), mdns: MDNS = MDNS(), volume: Volume = Volume(), apps: Apps = Apps(), groupMember: Bool = true) {
         self.eureka = eureka
         self.mdns = mdns
         self.volume = volume
         self.apps = apps
+        self.groupMember = groupMember
     }
 
     /// `/setup/eureka_info` on 8443 and 8008 (docs/protocol/castv2.md §5.4, §5.5, §5.7).
@@ -92,12 +96,17 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
         /// Keys real devices add beyond the usual ones (`ct` on Android TVs, `rr`),
         /// appended in this order.
         public var txt: [TXTEntry] = []
+        /// Seconds after its start at which the device stops answering for `_googlecast._tcp`
+        /// (goodbye, as a withdraw step), while it keeps running and its connections stay up:
+        /// a Chromecast with Google TV after hours. nil: never.
+        public var dropCastAfter: Double?
 
-        public init(host: String? = nil, id: String? = nil, status: Int? = nil, txt: [TXTEntry] = []) {
+        public init(host: String? = nil, id: String? = nil, status: Int? = nil, txt: [TXTEntry] = [], dropCastAfter: Double? = nil) {
             self.host = host
             self.id = id
             self.status = status
             self.txt = txt
+            self.dropCastAfter = dropCastAfter
         }
 
         public init(from decoder: any Decoder) throws {
@@ -106,6 +115,7 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
             id = try container.decodeIfPresent(String.self, forKey: .id)
             status = try container.decodeIfPresent(Int.self, forKey: .status)
             txt = try container.decodeIfPresent([TXTEntry].self, forKey: .txt) ?? []
+            dropCastAfter = try container.decodeIfPresent(Double.self, forKey: .dropCastAfter)
         }
     }
 
@@ -174,5 +184,6 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
         mdns = try container.decodeIfPresent(MDNS.self, forKey: .mdns) ?? MDNS()
         volume = try container.decodeIfPresent(Volume.self, forKey: .volume) ?? Volume()
         apps = try container.decodeIfPresent(Apps.self, forKey: .apps) ?? Apps()
+        groupMember = try container.decodeIfPresent(Bool.self, forKey: .groupMember) ?? true
     }
 }
