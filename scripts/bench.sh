@@ -17,9 +17,10 @@
 #   scripts/bench.sh update           run the hot paths of both targets and rewrite the
 #                                     thresholds (commit them with the change that moved
 #                                     them, and say why)
-#   scripts/bench.sh build            only build what check-allocations runs (release): the
-#                                     benchmarks and package-benchmark's BenchmarkTool, as its
-#                                     plugin does, so that a later run finds them built
+#   scripts/bench.sh build            only build the benchmarks check-allocations runs
+#                                     (release), so that a later run finds them built (the
+#                                     plugin builds its own BenchmarkTool, in debug, whatever
+#                                     is built before)
 #
 # The hot paths are the benchmarks named core.*, scenario.*, wire.* and runtime.embedded-*.
 # Allowed deviations are in Benchmarks/Support (Tolerance): +25 % allocations, +200 % wall
@@ -36,7 +37,6 @@ case "${1:-run}" in
 build)
     swift build -c release --product castsim-core-benchmarks
     swift build -c release --product castsim-benchmarks
-    swift build -c release --product BenchmarkTool
     ;;
 check)
     swift package benchmark thresholds check "${all[@]}" "${select[@]}" --metric mallocCountTotal --metric wallClock
