@@ -1,7 +1,6 @@
 import CastDevice
 import CastWire
 import Hummingbird
-import NIOConcurrencyHelpers
 import NIOCore
 
 /// The device-facing HTTP endpoint on 8008 (HTTP) and 8443 (HTTPS): `/setup/eureka_info`,
