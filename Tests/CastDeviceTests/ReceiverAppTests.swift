@@ -108,6 +108,21 @@ struct ReceiverAppTests {
         #expect(reply.first?.json["data"]?["screenId"]?.stringValue?.isEmpty == false)
     }
 
+    @Test("Yle Areena plays the entry id of a LOAD without contentId; another receiver refuses such a LOAD")
+    func yleAreena() throws {
+        let load: JSONValue = ["type": "LOAD", "requestId": 4, "autoplay": true, "currentTime": 0,
+                               "media": ["streamType": "BUFFERED", "customData": ["mediaInfo": ["entryId": "0_whwjqpry"], "textLanguage": "off"]]]
+        var yle = CastTestDevice()
+        let (connection, transportId) = yle.launch("A9BCCB7C")
+        let played = yle.send(connection, to: transportId, CastNamespace.media, load)
+        let status = try #require(played.last { $0.type == "MEDIA_STATUS" && $0.requestId == 4 }?.mediaStatus)
+        #expect(status["playerState"] == "PLAYING" && status["media"]?["contentId"] == "0_whwjqpry")
+        var dmr = CastTestDevice()
+        let (other, otherTransport) = dmr.launch()
+        let refused = dmr.send(other, to: otherTransport, CastNamespace.media, load)
+        #expect(refused.first?.json["type"] == "INVALID_REQUEST" && refused.first?.json["reason"] == "INVALID_PARAMS")
+    }
+
     @Test("quick_play's media apps launch with their own id and name and play a LOAD as the DMR does")
     func publicMediaReceivers() throws {
         var harness = CastTestDevice()

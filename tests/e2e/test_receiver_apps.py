@@ -81,6 +81,10 @@ def test_quick_play_of_the_media_apps(device: CastsimDevice, sender_factory: Cal
         quick_play(sender.cast, app_name, data)
         wait_until(lambda: sender.cast.status.app_id == app_id and sender.media.status.content_id == data["media_id"]
                    and sender.media.status.player_state == "PLAYING", timeout=10, details=sender.describe)
+    # Yle Areena's LOAD has no contentId: its receiver plays the entry id in customData.
+    quick_play(sender.cast, "yleareena", {"media_id": "0_whwjqpry"})
+    wait_until(lambda: sender.cast.status.app_id == "A9BCCB7C" and sender.media.status.content_id == "0_whwjqpry"
+               and sender.media.status.player_state == "PLAYING", timeout=10, details=sender.describe)
     # BBC iPlayer's LOAD carries the subtitle in customData; the status gives it back.
     quick_play(sender.cast, "bbciplayer", {"media_id": "m0005678", "metadata": {"title": "Film", "subtitle": "Late"}})
     wait_until(lambda: sender.media.status.content_id == "m0005678", timeout=10, details=sender.describe)

@@ -21,7 +21,7 @@ extension CastAppDefinition {
     static let publicMediaReceivers: [CastAppDefinition] = [
         ("B45F4572", "Home Assistant Media"), ("3927FA74", "BubbleUPnP"), ("07AEE832", "Shaka Player"),
         ("3AEDF8D1", "NRK TV"), ("A49874B1", "NRK Radio"), ("5E81F6DB", "BBC iPlayer"), ("D350F6A9", "BBC Sounds"),
-        ("A9BCCB7C", "Yle Areena"), ("25456794", "Audible"), ("38579375", "Default Media Receiver"),
+        ("25456794", "Audible"), ("38579375", "Default Media Receiver"),
         ("705D30C6", "Default Media Receiver"),
     ].map { appId, name in
         CastAppDefinition(appId: appId, displayName: name, namespaces: defaultMediaReceiver.namespaces,

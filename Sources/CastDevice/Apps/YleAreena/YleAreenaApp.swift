@@ -1,0 +1,57 @@
+import CastWire
+
+extension AppBehaviour {
+    /// Yle Areena's receiver: a media receiver whose LOAD names the programme in customData.
+    public static let yleAreena = AppBehaviour(rawValue: "yleAreena")
+}
+
+extension CastAppDefinition {
+    /// Yle Areena, `A9BCCB7C` (docs/protocol/receivers.md §5).
+    public static let yleAreena = CastAppDefinition(appId: "A9BCCB7C", displayName: "Yle Areena",
+                                                    namespaces: defaultMediaReceiver.namespaces, behaviour: .yleAreena)
+}
+
+/// Yle Areena: a media receiver, except that its senders' LOAD has no `contentId`. The
+/// programme is `media.customData.mediaInfo.entryId`, which the real receiver resolves with
+/// Yle's servers before it plays; castsim plays that id.
+package struct YleAreenaApp: CastApp {
+    package static let behaviour = AppBehaviour.yleAreena
+    package static let plugin = AppPlugin(catalog: [.yleAreena], requiredNamespaces: CastAppDefinition.yleAreena.namespaces)
+
+    private let definition: CastAppDefinition
+    private var media: MediaReceiver
+
+    package init(launch: AppLaunch) {
+        definition = launch.definition
+        media = MediaReceiver(MediaSettings(launch))
+    }
+
+    package mutating func receive(_ message: AppMessage, context: inout AppContext) {
+        guard message.envelope.namespace == CastNamespace.media else {
+            context.acceptWithoutAnswer(message, app: definition)
+            return
+        }
+        media.receive(Self.resolvingEntry(message), context: &context)
+    }
+
+    /// The LOAD as the receiver's own load handler makes it: `contentId` from the entry id.
+    static func resolvingEntry(_ message: AppMessage) -> AppMessage {
+        guard message.payload?["type"] == "LOAD", case .object(var fields)? = message.payload,
+              case .object(var media)? = fields["media"], media["contentId"] == nil, media["contentUrl"] == nil,
+              let entry = media["customData"]?["mediaInfo"]?["entryId"], entry.stringValue != nil || entry.intValue != nil
+        else { return message }
+        media["contentId"] = .string(entry.stringValue ?? String(entry.intValue!))
+        fields["media"] = .object(media)
+        return AppMessage(envelope: message.envelope, payload: .object(fields), connection: message.connection)
+    }
+
+    package func nextDeadline(now: SimTime) -> SimTime? { media.nextDeadline(now: now) }
+
+    package mutating func advance(context: inout AppContext) { media.advance(context: &context) }
+
+    package mutating func apply(_ input: AppInput, context: inout AppContext) { media.apply(input, context: &context) }
+
+    package mutating func stop(context: inout AppContext) { media.stop(context: &context) }
+
+    package func snapshot(at now: SimTime) -> AppStateSnapshot { AppStateSnapshot(media: media.snapshot(at: now)) }
+}
