@@ -95,16 +95,19 @@ struct ProfileTests {
         #expect(plain?["level"] == 0.9)
     }
 
-    private func availability(_ profile: DeviceProfile, quirks: DeviceQuirks.Apps? = nil, of appIds: [String]) -> JSONValue? {
+    /// The reply to one receiver request with `requestId` 4, from a `profile` device with these app quirks.
+    private func platformReply(_ profile: DeviceProfile, quirks: DeviceQuirks.Apps?, _ request: JSONValue) -> JSONValue? {
         var harness = CastTestDevice { configuration in
             profile.apply(to: &configuration)
             if let quirks { configuration.quirks = DeviceQuirks(apps: quirks) }
         }
         let connection = harness.open(1)
         harness.connect(connection)
-        let reply = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
-                                 ["type": "GET_APP_AVAILABILITY", "requestId": 4, "appId": .array(appIds.map { .string($0) })])
-        return reply.first { $0.requestId == 4 }?.json["availability"]
+        return harness.send(connection, to: "receiver-0", CastNamespace.receiver, request).last { $0.requestId == 4 }?.json
+    }
+
+    private func availability(_ profile: DeviceProfile, quirks: DeviceQuirks.Apps? = nil, of appIds: [String]) -> JSONValue? {
+        platformReply(profile, quirks: quirks, ["type": "GET_APP_AVAILABILITY", "requestId": 4, "appId": .array(appIds.map { .string($0) })])?["availability"]
     }
 
     @Test("YouTube is there on video families and not on speakers; apps.unavailable hides an app the device has")
@@ -117,15 +120,7 @@ struct ProfileTests {
     @Test("LAUNCH: YouTube on a speaker is NOT_FOUND, on a dongle it runs; apps.refuse answers LAUNCH_ERROR with its reason")
     func launchRefusals() throws {
         func launch(_ profile: DeviceProfile, _ appId: String, quirks: DeviceQuirks.Apps? = nil) -> [String: JSONValue]? {
-            var harness = CastTestDevice { configuration in
-                profile.apply(to: &configuration)
-                if let quirks { configuration.quirks = DeviceQuirks(apps: quirks) }
-            }
-            let connection = harness.open(1)
-            harness.connect(connection)
-            let reply = harness.send(connection, to: "receiver-0", CastNamespace.receiver,
-                                     ["type": "LAUNCH", "requestId": 9, "appId": .string(appId)])
-            return reply.last { $0.requestId == 9 }?.json.objectValue
+            platformReply(profile, quirks: quirks, ["type": "LAUNCH", "requestId": 4, "appId": .string(appId)])?.objectValue
         }
         let speaker = try #require(launch(.nestMini, "233637DE"))
         #expect(speaker["type"] == "LAUNCH_ERROR" && speaker["reason"] == "NOT_FOUND")

@@ -121,7 +121,11 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
 
     /// The next time at which ``advance(to:)`` has something to do, if any.
     package var nextDeadline: SimTime? {
-        [runningApp?.app.nextDeadline(now: now), idleAppDeadline, castDropDeadline].compactMap { $0 }.min()
+        let app = runningApp?.app.nextDeadline(now: now)
+        // Asked after every input: the quirks' deadlines only when a quirk is on.
+        guard quirks.apps.idleTimeout != nil || quirks.mdns.dropCastAfter != nil else { return app }
+        func earlier(_ a: SimTime?, _ b: SimTime?) -> SimTime? { a.map { a in b.map { min(a, $0) } ?? a } ?? b }
+        return earlier(earlier(app, idleAppDeadline), castDropDeadline)
     }
 
     package mutating func handleDue() {

@@ -2,8 +2,8 @@
 /// (docs/profiles.md, "Quirks"): each switch is off in castsim's own device, a profile
 /// turns on its family's, and a scenario's `device.quirks` turns any on or off.
 ///
-/// Plain data, Codable as part of a recording's configuration; each section decodes with
-/// its defaults for what a file leaves out.
+/// Plain data, Codable as part of a recording's configuration. Scenario files and profile
+/// files are read by their parser (`device.quirks`), which starts from the profile's.
 public struct DeviceQuirks: Sendable, Equatable, Codable {
     public var eureka = Eureka()
     public var mdns = MDNS()
@@ -70,17 +70,6 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
             self.macAddress = macAddress
             self.productName = productName
         }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            let defaults = Eureka()
-            https = try container.decodeIfPresent(HTTPS.self, forKey: .https) ?? defaults.https
-            http = try container.decodeIfPresent(HTTP.self, forKey: .http) ?? defaults.http
-            hostCheck = try container.decodeIfPresent(Bool.self, forKey: .hostCheck) ?? defaults.hostCheck
-            crashAfterPolls = try container.decodeIfPresent(Int.self, forKey: .crashAfterPolls)
-            macAddress = try container.decodeIfPresent(String.self, forKey: .macAddress)
-            productName = try container.decodeIfPresent(String.self, forKey: .productName)
-        }
     }
 
     /// The `_googlecast._tcp` advertisement (docs/protocol/castv2.md §5.1–§5.2).
@@ -108,15 +97,6 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
             self.txt = txt
             self.dropCastAfter = dropCastAfter
         }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            host = try container.decodeIfPresent(String.self, forKey: .host)
-            id = try container.decodeIfPresent(String.self, forKey: .id)
-            status = try container.decodeIfPresent(Int.self, forKey: .status)
-            txt = try container.decodeIfPresent([TXTEntry].self, forKey: .txt) ?? []
-            dropCastAfter = try container.decodeIfPresent(Double.self, forKey: .dropCastAfter)
-        }
     }
 
     /// One extra TXT key and its value.
@@ -143,12 +123,6 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
             self.ignoreSet = ignoreSet
             self.relativeOnly = relativeOnly
         }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            ignoreSet = try container.decodeIfPresent(Bool.self, forKey: .ignoreSet) ?? false
-            relativeOnly = try container.decodeIfPresent(Bool.self, forKey: .relativeOnly) ?? false
-        }
     }
 
     /// Which apps the device will start (docs/protocol/platform.md §3, §4).
@@ -169,21 +143,5 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
             self.refuse = refuse
             self.idleTimeout = idleTimeout
         }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            unavailable = try container.decodeIfPresent([String].self, forKey: .unavailable) ?? []
-            refuse = try container.decodeIfPresent([String: String].self, forKey: .refuse) ?? [:]
-            idleTimeout = try container.decodeIfPresent(Double.self, forKey: .idleTimeout)
-        }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        eureka = try container.decodeIfPresent(Eureka.self, forKey: .eureka) ?? Eureka()
-        mdns = try container.decodeIfPresent(MDNS.self, forKey: .mdns) ?? MDNS()
-        volume = try container.decodeIfPresent(Volume.self, forKey: .volume) ?? Volume()
-        apps = try container.decodeIfPresent(Apps.self, forKey: .apps) ?? Apps()
-        groupMember = try container.decodeIfPresent(Bool.self, forKey: .groupMember) ?? true
     }
 }

@@ -31,12 +31,12 @@ extension CastAppDefinition {
 
 /// The Default Media Receiver: the media namespace, answered by a ``MediaReceiver``; its
 /// other namespaces (debug overlay, cac) are taken and not answered.
-package struct DefaultMediaReceiverApp: CastApp {
+package struct DefaultMediaReceiverApp: MediaApp {
     package static let behaviour = AppBehaviour.defaultMediaReceiver
     package static let plugin = AppPlugin(definitions: [.defaultMediaReceiver], catalog: CastAppDefinition.publicMediaReceivers,
                                           requiredNamespaces: CastAppDefinition.defaultMediaReceiver.namespaces)
     private let definition: CastAppDefinition
-    private var media: MediaReceiver
+    package var media: MediaReceiver
 
     package init(launch: AppLaunch) {
         definition = launch.definition
@@ -50,14 +50,4 @@ package struct DefaultMediaReceiverApp: CastApp {
         }
         media.receive(message, context: &context)
     }
-
-    package func nextDeadline(now: SimTime) -> SimTime? { media.nextDeadline(now: now) }
-
-    package mutating func advance(context: inout AppContext) { media.advance(context: &context) }
-
-    package mutating func apply(_ input: AppInput, context: inout AppContext) { media.apply(input, context: &context) }
-
-    package mutating func stop(context: inout AppContext) { media.stop(context: &context) }
-
-    package func snapshot(at now: SimTime) -> AppStateSnapshot { AppStateSnapshot(media: media.snapshot(at: now)) }
 }

@@ -24,7 +24,7 @@ extension CastAppDefinition {
 /// their fields and who gets them are the real receiver's (`receiver_status` to every
 /// sender on a change, `receiver_error` with the documented codes). Its media namespace is
 /// a media receiver's: the real one plays a still image there to keep displays awake.
-package struct HomeAssistantCastApp: CastApp {
+package struct HomeAssistantCastApp: MediaApp {
     package static let behaviour = AppBehaviour.homeAssistantCast
     package static let plugin = AppPlugin(catalog: [.homeAssistantLovelace, .homeAssistant(appId: "5FE44367")],
                                           requiredNamespaces: [namespace, CastNamespace.media],
@@ -86,7 +86,7 @@ package struct HomeAssistantCastApp: CastApp {
     }
 
     private let definition: CastAppDefinition
-    private var media: MediaReceiver
+    package var media: MediaReceiver
     private var connection: Connection?
     private var showDemo = false
     private let outcomes: Outcomes
@@ -191,14 +191,6 @@ package struct HomeAssistantCastApp: CastApp {
             context.acceptWithoutAnswer(message, app: definition)
         }
     }
-
-    package func nextDeadline(now: SimTime) -> SimTime? { media.nextDeadline(now: now) }
-
-    package mutating func advance(context: inout AppContext) { media.advance(context: &context) }
-
-    package mutating func apply(_ input: AppInput, context: inout AppContext) { media.apply(input, context: &context) }
-
-    package mutating func stop(context: inout AppContext) { media.stop(context: &context) }
 
     /// The dashboard's TV shows the view, or that nothing is connected yet.
     package func snapshot(at now: SimTime) -> AppStateSnapshot {

@@ -19,13 +19,13 @@ extension CastAppDefinition {
 /// every sender `player_command` next or previous and answers the request with the status
 /// as it stands; the device's remote keys next and previous do the same. On its own
 /// namespace it shows or hides a dashboard and answers `receiver_status`.
-package struct MusicAssistantApp: CastApp {
+package struct MusicAssistantApp: MediaApp {
     package static let behaviour = AppBehaviour.musicAssistant
     package static let plugin = AppPlugin(catalog: [.musicAssistant], requiredNamespaces: [namespace, CastNamespace.media])
     package static let namespace = "urn:x-cast:io.music-assistant.cast"
 
     private let definition: CastAppDefinition
-    private var media: MediaReceiver
+    package var media: MediaReceiver
     /// The dashboard shown over the player, as the sender named it (a URL, or a path).
     private var dashboard: String?
 
@@ -77,10 +77,6 @@ package struct MusicAssistantApp: CastApp {
                           answering: nil)
     }
 
-    package func nextDeadline(now: SimTime) -> SimTime? { media.nextDeadline(now: now) }
-
-    package mutating func advance(context: inout AppContext) { media.advance(context: &context) }
-
     package mutating func apply(_ input: AppInput, context: inout AppContext) {
         if case .remote(let key) = input, key == .next || key == .previous {
             tellCommand(key.rawValue, context: &context)
@@ -88,8 +84,4 @@ package struct MusicAssistantApp: CastApp {
         }
         media.apply(input, context: &context)
     }
-
-    package mutating func stop(context: inout AppContext) { media.stop(context: &context) }
-
-    package func snapshot(at now: SimTime) -> AppStateSnapshot { AppStateSnapshot(media: media.snapshot(at: now)) }
 }

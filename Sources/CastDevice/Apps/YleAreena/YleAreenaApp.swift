@@ -14,12 +14,12 @@ extension CastAppDefinition {
 /// Yle Areena: a media receiver, except that its senders' LOAD has no `contentId`. The
 /// programme is `media.customData.mediaInfo.entryId`, which the real receiver resolves with
 /// Yle's servers before it plays; castsim plays that id.
-package struct YleAreenaApp: CastApp {
+package struct YleAreenaApp: MediaApp {
     package static let behaviour = AppBehaviour.yleAreena
     package static let plugin = AppPlugin(catalog: [.yleAreena], requiredNamespaces: CastAppDefinition.yleAreena.namespaces)
 
     private let definition: CastAppDefinition
-    private var media: MediaReceiver
+    package var media: MediaReceiver
 
     package init(launch: AppLaunch) {
         definition = launch.definition
@@ -44,14 +44,4 @@ package struct YleAreenaApp: CastApp {
         fields["media"] = .object(media)
         return AppMessage(envelope: message.envelope, payload: .object(fields), connection: message.connection)
     }
-
-    package func nextDeadline(now: SimTime) -> SimTime? { media.nextDeadline(now: now) }
-
-    package mutating func advance(context: inout AppContext) { media.advance(context: &context) }
-
-    package mutating func apply(_ input: AppInput, context: inout AppContext) { media.apply(input, context: &context) }
-
-    package mutating func stop(context: inout AppContext) { media.stop(context: &context) }
-
-    package func snapshot(at now: SimTime) -> AppStateSnapshot { AppStateSnapshot(media: media.snapshot(at: now)) }
 }
