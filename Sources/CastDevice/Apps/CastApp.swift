@@ -23,7 +23,8 @@ package protocol CastApp: Sendable {
     var isIdleScreen: Bool { get }
 
     /// RECEIVER_STATUS `statusText` when the app says more than its name ("Application
-    /// ready"); nil: the display name. When it changes, the platform tells every sender.
+    /// ready"); nil: the display name. An app that changes it says so
+    /// (``AppContext/statusTextChanged()``), and the platform tells every sender.
     var statusText: String? { get }
 
     /// A message to the app's transport id on one of its namespaces.
@@ -117,6 +118,8 @@ package struct AppContext: Sendable {
     let connections: VirtualConnectionTable
     let isolateRequestIds: Bool
     private(set) var outbox = Outbox()
+    /// The app's ``CastApp/statusText`` changed while it handled this.
+    private(set) var changedStatusText = false
 
     init(now: SimTime, transportId: String, deviceVolume: Volume, ids: IdentifierGenerator, lastMediaSessionId: Int,
          connections: VirtualConnectionTable, isolateRequestIds: Bool) {
@@ -139,6 +142,10 @@ package struct AppContext: Sendable {
         outbox.broadcast(payload, from: transportId, namespace: namespace, to: connections.subscribers(of: transportId),
                          answering: requester, isolatingRequestIds: isolateRequestIds)
     }
+
+    /// The app's ``CastApp/statusText`` is not what it was: every sender is told, in an
+    /// unsolicited RECEIVER_STATUS, once the app is done.
+    package mutating func statusTextChanged() { changedStatusText = true }
 
     package mutating func raise(_ event: DeviceEvent.Kind) {
         outbox.append(.event(DeviceEvent(time: now, kind: event)))

@@ -222,7 +222,6 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         var context = AppContext(now: now, transportId: transportId, deviceVolume: volume, ids: ids,
                                  lastMediaSessionId: lastMediaSessionId, connections: virtualConnections,
                                  isolateRequestIds: configuration.isolateRequestIds)
-        let statusText = runningApp!.app.statusText
         body(&runningApp!.app, &context)
         ids = context.ids
         lastMediaSessionId = context.lastMediaSessionId
@@ -232,9 +231,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         }
         // The app's own status text changed ("Application ready"): senders waiting for it
         // hear of it in an unsolicited RECEIVER_STATUS.
-        if let running = runningApp, running.transportId == transportId, running.app.statusText != statusText {
-            broadcastReceiverStatus(answering: nil)
-        }
+        if context.changedStatusText, runningApp?.transportId == transportId { broadcastReceiverStatus(answering: nil) }
     }
 
     /// The running app hears of an event, if it listens to the device's events.

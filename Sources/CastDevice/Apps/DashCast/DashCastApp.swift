@@ -46,7 +46,9 @@ package struct DashCastApp: CastApp {
     package func nextDeadline(now: SimTime) -> SimTime? { ready ? nil : readyAt }
 
     package mutating func advance(context: inout AppContext) {
-        if !ready, context.now >= readyAt { ready = true }
+        guard !ready, context.now >= readyAt else { return }
+        ready = true
+        context.statusTextChanged()
     }
 
     package mutating func receive(_ message: AppMessage, context: inout AppContext) {
