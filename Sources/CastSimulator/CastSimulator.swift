@@ -6,8 +6,6 @@ import CastWire
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import Hummingbird
-import HummingbirdCore
 import NIOPosix
 import NIOSSL
 
@@ -119,34 +117,14 @@ public final class CastSimulator: Sendable {
             } catch {
                 throw ListenError(listener: .cast, host: configuration.host, port: configuration.castPort, error: error)
             }
-            let quirks = configuration.device.effectiveQuirks.eureka
-            let eurekaDevice = EurekaRoutes.Device(
-                identity: configuration.device.identity, quirks: quirks, groups: configuration.eurekaGroups,
-                lockUp: EurekaLockUp(limit: quirks.crashAfterPolls),
-                lockingUp: {
-                    // Locked up as a whole: the Cast channel stops answering too.
-                    configuration.logger.warning("eureka_info polled \(quirks.crashAfterPolls ?? 0) times: the device locks up (quirks.eureka.crashAfterPolls)")
-                    try? await loop.submit { runner.value.act(.unresponsive(seconds: ScenarioDuration.maximum)) }.get()
-                })
-            let http = quirks.http == .closed ? nil
-                : try await eurekaServer(.http, port: configuration.httpPort, tls: nil, device: eurekaDevice, legacy: quirks.http == .flat,
-                                         configuration: configuration)
-            http.map { httpServers.append($0) }
-            let https: (any RunningEndpoint)?
-            switch quirks.https {
-            case .deviceInfo:
-                https = try await eurekaServer(.https, port: configuration.httpsPort, tls: tls, device: eurekaDevice, legacy: false,
-                                               configuration: configuration)
-            case .tlsEOF, .stall:
-                https = try await brokenTLS(quirks.https, port: configuration.httpsPort, configuration: configuration)
-            case .closed:
-                https = nil
+            let eureka = try await EurekaListeners.start(configuration, tls: tls, started: &httpServers) {
+                // Locked up as a whole: the Cast channel stops answering too.
+                try? await loop.submit { runner.value.act(.unresponsive(seconds: ScenarioDuration.maximum)) }.get()
             }
-            https.map { httpServers.append($0) }
 
             let castAddress = cast.localAddress!
             let allListeners = NIOLockedValueBox(listeners)
-            let (discovery, discoveryStatus) = try await startDiscovery(configuration, castPort: castAddress.port ?? configuration.castPort,
+            let (discovery, discoveryStatus) = try await RunningDiscovery.start(configuration, castPort: castAddress.port ?? configuration.castPort,
                                                                         loop: loop)
             try await loop.submit {
                 runner.value.setDiscovery(discoveryStatus)
@@ -173,103 +151,14 @@ public final class CastSimulator: Sendable {
             tls.scheduleRenewal(on: loop, logger: logger)
             return CastSimulator(
                 configuration: configuration, tls: tls, group: group, ownsGroup: shared == nil, runner: runner,
-                completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress, http: http, https: https,
-                eurekaLockUp: eurekaDevice.lockUp)
+                completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress, http: eureka.http, https: eureka.https,
+                eurekaLockUp: eureka.lockUp)
         } catch {
             if let runner = startedRunner { try? await loop.flatSubmit { runner.value.shutDown() }.get() }
             for server in httpServers { await server.stop() }
             for channel in listeners { try? await channel.close() }
             if shared == nil { try? await group.shutdownGracefully() }
             throw error
-        }
-    }
-
-    /// `/setup/eureka_info` on `port` (nil: not served), over TLS when `tls` is given; a
-    /// port it cannot bind is a ``ListenError`` naming `listener`.
-    ///
-    /// On NIO's process-wide group, not the device's loop: Hummingbird's graceful shutdown
-    /// finishes in a task of its own that nothing can wait for, and that task still reaches
-    /// the server's loop after the server has stopped. The device's loop goes when the
-    /// device stops; the process-wide one never goes.
-    private static func eurekaServer(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?, device: EurekaRoutes.Device,
-                                     legacy: Bool, configuration: SimulatorConfiguration) async throws
-        -> RunningHTTPServer?
-    {
-        guard let port else { return nil }
-        let router = EurekaRoutes.router(device, legacy: legacy)
-        let server: HTTPServerBuilder = tls.map { tls in
-            HTTPServerBuilder { responder in RenewingTLSChannel(base: HTTP1Channel(responder: responder), tls: tls) }
-        } ?? .http1()
-        // Hummingbird's and the service group's own lines say nothing a user needs.
-        var quiet = configuration.logger
-        quiet.logLevel = max(quiet.logLevel, .warning)
-        do {
-            return try await RunningHTTPServer.start(logger: quiet) { onServerRunning in
-                Application(router: router, server: server,
-                            configuration: .init(address: .hostname(configuration.host, port: port), serverName: nil, reuseAddress: true),
-                            onServerRunning: onServerRunning, eventLoopGroupProvider: .singleton, logger: quiet)
-            }
-        } catch {
-            throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
-        }
-    }
-
-    /// Port 8443 of a device whose TLS handshake never completes (nil: not served).
-    private static func brokenTLS(_ mode: DeviceQuirks.Eureka.HTTPS, port: Int?, configuration: SimulatorConfiguration) async throws
-        -> BrokenTLSListener?
-    {
-        guard let port else { return nil }
-        do {
-            return try await BrokenTLSListener.start(mode, host: configuration.host, port: port)
-        } catch {
-            throw ListenError(listener: .https, host: configuration.host, port: port, error: error)
-        }
-    }
-
-    /// The mDNS advertiser the configuration asks for, probing already (or none), and what
-    /// it does: where the device is advertised, or why it is not.
-    private static func startDiscovery(_ configuration: SimulatorConfiguration, castPort: Int, loop: any EventLoop) async throws
-        -> (RunningDiscovery?, DiscoveryStatus)
-    {
-        let description = CastServiceDescription(configuration.device, port: castPort)
-        let mode = configuration.discovery.statusMode
-        let interfaces: [String]
-        switch configuration.discovery {
-        case .off:
-            return (nil, .notAdvertised(.off, "discovery is off (castsim run --mdns off)"))
-        case .avahi(let names), .builtin(let names):
-            interfaces = names
-        }
-        if interfaces.isEmpty, SocketAddress.isLoopback(host: configuration.host) {
-            // An address no other host can reach is not announced to the network.
-            let reason = "listening on loopback only (\(configuration.host)), so not advertised; --interface NAME advertises anyway"
-            configuration.logger.info("mDNS: \(reason)")
-            return (nil, .notAdvertised(mode, reason))
-        }
-        switch configuration.discovery {
-        case .off:
-            return (nil, .notAdvertised(.off, "discovery is off"))
-        case .avahi:
-            do {
-                let advertiser = try AvahiAdvertiser(interfaceNames: interfaces, host: configuration.host, description: description,
-                                                     logger: configuration.logger)
-                return (.avahi(advertiser), DiscoveryStatus(mode: .avahi, advertised: true, interfaces: advertiser.interfaceNames))
-            } catch let error as MDNSError {
-                throw DiscoveryUnavailable(description: "Avahi: \(error.description)")
-            }
-        case .builtin:
-            do {
-                let (advertiser, answering) = try await Advertiser.start(interfaceNames: interfaces, host: configuration.host,
-                                                                         description: description, loop: loop, logger: configuration.logger)
-                return (.builtin(advertiser), DiscoveryStatus(mode: .builtin, advertised: true, interfaces: answering))
-            } catch let error as MDNSError where interfaces.isEmpty {
-                // Nothing to advertise on (a box with loopback only) or port 5353 refused:
-                // the device works without being found, and says so.
-                configuration.logger.error("mDNS advertising is off: \(error.description)")
-                return (nil, .notAdvertised(.builtin, "the mDNS responder could not start: \(error.description)"))
-            } catch let error as MDNSError {
-                throw DiscoveryUnavailable(description: "mDNS: \(error.description)")
-            }
         }
     }
 
