@@ -173,6 +173,31 @@ struct MusicAssistantTests {
         #expect(previous.map(\.json) == [["type": "player_command", "command": "previous"]])
     }
 
+    @Test("PLAY's customData.metadata becomes the current media's metadata, for every sender; another session's PLAY changes nothing")
+    func flowMetadata() throws {
+        var (harness, connection, transportId) = loaded("C35B0678")
+        let mediaSessionId = try #require(harness.snapshot.media?.mediaSessionId)
+        let metadata: JSONValue = ["metadataType": 3, "title": "Next song", "artist": "Band", "images": [["url": "http://ma.local/a.jpg"]]]
+        let replies = harness.send(connection, to: transportId, CastNamespace.media,
+                                   ["type": "PLAY", "requestId": 5, "mediaSessionId": .number(Double(mediaSessionId)),
+                                    "customData": ["metadata": metadata]])
+        let unsolicited = try #require(replies.first { $0.type == "MEDIA_STATUS" && $0.requestId == 0 })
+        #expect(unsolicited.isBroadcast && unsolicited.mediaStatus?["media"]?["metadata"] == metadata)
+        #expect(replies.last { $0.type == "MEDIA_STATUS" }?.requestId == 5)
+        #expect(harness.snapshot.media?.currentItem?.media.passthrough["metadata"] == metadata)
+        // The Default Media Receiver leaves a PLAY's customData alone.
+        var (dmr, other, otherTransport) = loaded("CC1AD845")
+        let dmrSession = try #require(dmr.snapshot.media?.mediaSessionId)
+        _ = dmr.send(other, to: otherTransport, CastNamespace.media,
+                     ["type": "PLAY", "requestId": 5, "mediaSessionId": .number(Double(dmrSession)), "customData": ["metadata": metadata]])
+        #expect(dmr.snapshot.media?.currentItem?.media.passthrough["metadata"] != metadata)
+        // A PLAY for another media session is refused and changes nothing.
+        let wrong = harness.send(connection, to: transportId, CastNamespace.media,
+                                 ["type": "PLAY", "requestId": 6, "mediaSessionId": .number(Double(mediaSessionId + 7)),
+                                  "customData": ["metadata": ["metadataType": 3, "title": "Other"]]])
+        #expect(wrong.map(\.type) == ["INVALID_REQUEST"] && harness.snapshot.media?.currentItem?.media.passthrough["metadata"] == metadata)
+    }
+
     @Test("show_dashboard (either shape) and hide_dashboard answer receiver_status connected to the sender")
     func dashboard() {
         var harness = CastTestDevice()

@@ -146,6 +146,11 @@ def test_music_assistant_dashboard_and_player_commands(device: CastsimDevice, se
     wait_until(lambda: sender.media.status.player_state == "PLAYING", timeout=10, details=sender.describe)
     assert sender.media.status.media_custom_data == {"queue_item_id": "q1"}
     assert sender.cast.status.app_id == "C35B0678"
+    # In flow mode the server names the next track by a PLAY carrying its metadata, as Music Assistant's does.
+    sender.media._send_command({"type": "PLAY", "customData": {"metadata": {"metadataType": 3, "title": "Next song",
+                                                                            "artist": "Band"}}}, None)
+    wait_until(lambda: sender.media.status.title == "Next song" and sender.media.status.artist == "Band", timeout=10,
+               details=sender.describe)
     # The receiver's next goes to Music Assistant's server as a player_command.
     sender.media.queue_next()
     wait_until(lambda: {"type": "player_command", "command": "next"} in music.received, timeout=10,

@@ -17,7 +17,8 @@ extension CastAppDefinition {
 /// Music Assistant's receiver. Its media namespace is a media receiver's, but a queue jump
 /// does not move the queue: Music Assistant's server owns the queue, so the receiver tells
 /// every sender `player_command` next or previous and answers the request with the status
-/// as it stands; the device's remote keys next and previous do the same. On its own
+/// as it stands; the device's remote keys next and previous do the same. A PLAY's
+/// `customData.metadata` becomes the current media's metadata. On its own
 /// namespace it shows or hides a dashboard and answers `receiver_status`.
 package struct MusicAssistantApp: MediaApp {
     package static let behaviour = AppBehaviour.musicAssistant
@@ -38,6 +39,9 @@ package struct MusicAssistantApp: MediaApp {
         switch message.envelope.namespace {
         case Self.namespace:
             receiveDashboard(message, context: &context)
+        case CastNamespace.media where message.payload?["type"] == "PLAY":
+            applyMetadata(of: message, context: &context)
+            media.receive(message, context: &context)
         case CastNamespace.media:
             guard message.payload?["type"] == "QUEUE_UPDATE", let jump = message.payload?["jump"]?.intValue, jump != 0,
                   case .object(var fields)? = message.payload else {
@@ -69,6 +73,15 @@ package struct MusicAssistantApp: MediaApp {
         }
         context.send(JSONPayload(["type": "receiver_status", "connected": true]), namespace: Self.namespace,
                      to: message.requester(requestId: 0))
+    }
+
+    /// In flow mode Music Assistant's server plays one endless stream and names each track by
+    /// a PLAY whose `customData.metadata` the receiver puts on the current media: every
+    /// sender sees the new metadata in a MEDIA_STATUS before the PLAY's own answer.
+    private mutating func applyMetadata(of message: AppMessage, context: inout AppContext) {
+        guard case .object? = message.payload?["customData"]?["metadata"], let metadata = message.payload?["customData"]?["metadata"],
+              let session = media.mediaSessionId, message.payload?["mediaSessionId"]?.intValue == session else { return }
+        media.changeCurrentMedia(context: &context) { $0.passthrough["metadata"] = metadata }
     }
 
     /// `player_command` to every sender: Music Assistant's server moves its own queue.
