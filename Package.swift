@@ -27,6 +27,8 @@ let package = Package(
         // castsim reads its own flags, and swift-configuration would only add build time.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
+        // Hummingbird's header types, named directly where a response sets a header of its own.
+        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
     ],
     targets: [
         // Wire format: protobuf CastMessage, length framing, namespaces, JSON values.
@@ -84,6 +86,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // The TLS handshake's end, on a relay's links to its upstream.
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 // eureka_info on 8008/8443: the control API's HTTP stack.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -6,7 +6,7 @@ import CastWire
 
 extension ScenarioKeys {
     package static let quirks: Set<String> = ["eureka", "mdns", "volume", "apps", "groupMember"]
-    package static let eurekaQuirks: Set<String> = ["https", "http", "hostCheck", "crashAfterPolls", "macAddress", "productName"]
+    package static let eurekaQuirks: Set<String> = ["https", "http", "hostCheck", "crashAfterPolls", "macAddress", "productName", "deviceDesc"]
     package static let mdnsQuirks: Set<String> = ["host", "id", "status", "txt", "dropCastAfter"]
     package static let volumeQuirks: Set<String> = ["ignoreSet", "relativeOnly"]
     package static let appQuirks: Set<String> = ["unavailable", "refuse", "idleTimeout"]
@@ -22,6 +22,7 @@ extension ScenarioParser {
             quirks.eureka.https = reader.read(eureka["https"]) { try $0.oneOf(DeviceQuirks.Eureka.HTTPS.self) } ?? quirks.eureka.https
             quirks.eureka.http = reader.read(eureka["http"]) { try $0.oneOf(DeviceQuirks.Eureka.HTTP.self) } ?? quirks.eureka.http
             quirks.eureka.hostCheck = reader.read(eureka["hostCheck"]) { try $0.bool() } ?? quirks.eureka.hostCheck
+            quirks.eureka.deviceDesc = reader.read(eureka["deviceDesc"]) { try $0.bool() } ?? quirks.eureka.deviceDesc
             if let member = eureka["crashAfterPolls"] {
                 // 0 turns a profile's lock-up off.
                 quirks.eureka.crashAfterPolls = reader.read { try member.int(minimum: 0) }.flatMap { $0 == 0 ? nil : $0 }

@@ -89,6 +89,31 @@ struct EurekaQuirkTests {
         }
     }
 
+    @Test("deviceDesc: 8008 serves DIAL's device-desc.xml with the name, maker, model and UDN; current firmware answers 404")
+    func deviceDescription() async throws {
+        try await withCastSimulator(configure: { configuration in
+            configuration.device.identity.friendlyName = "Den & <Kitchen>"
+            configuration.device.quirks = DeviceQuirks(eureka: .init(deviceDesc: true))
+        }) { simulator in
+            let address = simulator.httpAddress!
+            let reply = try await httpRequest(address: address, secure: false, path: "/ssdp/device-desc.xml", host: "127.0.0.1:\(address.port!)")
+            #expect(reply.status == 200)
+            #expect(reply.head.lowercased().contains("application-url: http://127.0.0.1:\(address.port!)/apps/"))
+            #expect(reply.body.contains("<friendlyName>Den &amp; &lt;Kitchen&gt;</friendlyName>"))
+            #expect(reply.body.contains("<manufacturer>\(simulator.configuration.device.identity.manufacturer)</manufacturer>"))
+            #expect(reply.body.contains("<modelName>\(simulator.configuration.device.identity.modelName)</modelName>"))
+            #expect(reply.body.contains("<UDN>uuid:\(DeviceIdentity.dashed(simulator.configuration.device.identity.uuid))</UDN>"))
+            #expect(reply.body.contains("<deviceType>urn:dial-multiscreen-org:device:dial:1</deviceType>"))
+            // Only the plain port describes itself to DIAL.
+            let secure = try await httpRequest(address: simulator.httpsAddress!, secure: true, path: "/ssdp/device-desc.xml")
+            #expect(secure.status == 404)
+        }
+        try await withDevice(.chromecast) { simulator in
+            let reply = try await httpRequest(address: simulator.httpAddress!, secure: false, path: "/ssdp/device-desc.xml")
+            #expect(reply.status == 404)
+        }
+    }
+
     @Test("crashAfterPolls: the polls past the limit hang on both ports, and the Cast channel stops answering")
     func lockUp() async throws {
         let finished = NIOLockedValueBox(false)

@@ -60,15 +60,19 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
         public var macAddress: String?
         /// `product_name`, the maker's code name. nil: the model name.
         public var productName: String?
+        /// 8008 also serves DIAL's `/ssdp/device-desc.xml`, as firmware before Chromecast
+        /// Audio 1.28 did; current firmware answers 404, which broke DIAL-era name lookups.
+        public var deviceDesc = false
 
         public init(https: HTTPS = .deviceInfo, http: HTTP = .params, hostCheck: Bool = false, crashAfterPolls: Int? = nil,
-                    macAddress: String? = nil, productName: String? = nil) {
+                    macAddress: String? = nil, productName: String? = nil, deviceDesc: Bool = false) {
             self.https = https
             self.http = http
             self.hostCheck = hostCheck
             self.crashAfterPolls = crashAfterPolls
             self.macAddress = macAddress
             self.productName = productName
+            self.deviceDesc = deviceDesc
         }
     }
 

@@ -56,7 +56,7 @@ enum EurekaListeners {
         -> RunningHTTPServer?
     {
         guard let port else { return nil }
-        let router = EurekaRoutes.router(device, legacy: legacy)
+        let router = EurekaRoutes.router(device, legacy: legacy, dial: tls == nil)
         let server: HTTPServerBuilder = tls.map { tls in
             HTTPServerBuilder { responder in RenewingTLSChannel(base: HTTP1Channel(responder: responder), tls: tls) }
         } ?? .http1()

@@ -22,8 +22,9 @@ enum EurekaRoutes {
     }
 
     /// `legacy`: the port answers the flat legacy body whatever `params` says (8008 on
-    /// current firmware).
-    static func router(_ device: Device, legacy: Bool) -> Router<BasicRequestContext> {
+    /// current firmware). `dial`: the plain-HTTP port, where old firmware also described
+    /// itself to DIAL.
+    static func router(_ device: Device, legacy: Bool, dial: Bool) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: EurekaErrors())
         if device.quirks.hostCheck { router.add(middleware: HostCheck()) }
@@ -42,6 +43,11 @@ enum EurekaRoutes {
             let eureka = EurekaInfo(identity: device.identity, quirks: device.quirks, groups: await device.groups())
             let body = legacy ? eureka.legacy : eureka.json(params: request.uri.queryParameters.get("params"))
             return json(body.jsonText(), status: .ok)
+        }
+        if dial, device.quirks.deviceDesc {
+            router.get(RouterPath(DeviceDescription.path)) { request, _ in
+                DeviceDescription.response(device.identity, authority: request.head.authority ?? "")
+            }
         }
         return router
     }
