@@ -3,8 +3,8 @@ import CastWire
 
 /// A typed device event as the event stream sends it: its kind's name, its time, a line a
 /// person reads, and its fields.
-enum EventView {
-    static func json(_ event: DeviceEvent) -> JSONValue {
+package enum EventView {
+    package static func json(_ event: DeviceEvent) -> JSONValue {
         var fields = self.fields(event.kind)
         fields["time"] = .number(event.time.seconds)
         fields["text"] = .string(LogText.escape(event.kind.description, limit: 2000))
@@ -59,6 +59,8 @@ enum EventView {
             return ["kind": "activeInputChanged", "activeInput": .bool(active)]
         case .advertisementChanged(.withdraw):
             return ["kind": "advertisementChanged", "advertised": false]
+        case .advertisementChanged(.dropCast):
+            return ["kind": "advertisementChanged", "advertised": false, "otherServices": true]
         case .advertisementChanged(.restore(let host, let port)):
             return ["kind": "advertisementChanged", "advertised": true, "host": host.map(JSONValue.string) ?? nil,
                     "port": port.map(number) ?? nil]

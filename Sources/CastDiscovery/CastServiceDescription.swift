@@ -36,6 +36,22 @@ public struct CastServiceDescription: Sendable, Equatable {
     /// host. It claims no host name and has no address records: the leader's own
     /// advertisement answers for its host.
     public private(set) var isGroup = false
+    /// Android TV's remote-control service, advertised beside Cast (nil: none).
+    public var androidTVRemote: AndroidTVRemote?
+    /// The Cast service has left discovery; the other services stay (quirk `dropCastAfter`).
+    public var castDropped = false
+
+    /// `_androidtvremote2._tcp`: instance named as the device, port 6466, TXT `bt` with the
+    /// MAC, which Home Assistant's Android TV Remote takes as the device's identity.
+    public struct AndroidTVRemote: Sendable, Equatable {
+        public var port: Int
+        public var mac: String
+
+        public init(port: Int = 6466, mac: String) {
+            self.port = port
+            self.mac = mac
+        }
+    }
 
     public init(uuid: String, friendlyName: String, modelName: String, capabilities: Int, busy: Bool = false,
                 runningApp: String = "", appIds: [String] = [], port: Int = 8009) {
@@ -68,6 +84,7 @@ public struct CastServiceDescription: Sendable, Equatable {
     }
 
     public static let serviceType = DNSName("_googlecast._tcp.local")
+    public static let androidTVRemoteType = DNSName("_androidtvremote2._tcp.local")
     public static let servicesEnumeration = DNSName("_services._dns-sd._udp.local")
     /// RFC 6762 §10: 120 s for records tied to a host, 75 minutes for the rest.
     public static let hostTTL: UInt32 = 120
@@ -107,6 +124,7 @@ public struct CastServiceDescription: Sendable, Equatable {
     }
 
     public var instanceName: DNSName { Self.serviceType.prepending(instanceLabel) }
+    public var androidTVRemoteInstance: DNSName { Self.androidTVRemoteType.prepending(friendlyName) }
     public var hostName: DNSName { DNSName(labels: [hostLabel, "local"]) }
 
     /// The TXT strings, in the order real devices send them.
@@ -120,19 +138,29 @@ public struct CastServiceDescription: Sendable, Equatable {
 
     /// Every record of the device, for its `addresses` (4 bytes for IPv4, 16 for IPv6).
     public func records(addresses: [[UInt8]]) -> [DNSRecord] {
-        let instance = instanceName, host = hostName
-        var records = [
-            DNSRecord(name: Self.serviceType, data: .ptr(instance), ttl: Self.otherTTL),
-            DNSRecord(name: Self.servicesEnumeration, data: .ptr(Self.serviceType), ttl: Self.otherTTL),
-        ]
-        for appId in appIds where !isGroup {
-            let subtype = DNSName(labels: ["_\(appId)", "_sub"] + Self.serviceType.labels)
-            records.append(DNSRecord(name: subtype, data: .ptr(instance), ttl: Self.otherTTL))
+        let host = hostName
+        var records: [DNSRecord] = []
+        if !castDropped {
+            let instance = instanceName
+            records.append(DNSRecord(name: Self.serviceType, data: .ptr(instance), ttl: Self.otherTTL))
+            records.append(DNSRecord(name: Self.servicesEnumeration, data: .ptr(Self.serviceType), ttl: Self.otherTTL))
+            for appId in appIds where !isGroup {
+                let subtype = DNSName(labels: ["_\(appId)", "_sub"] + Self.serviceType.labels)
+                records.append(DNSRecord(name: subtype, data: .ptr(instance), ttl: Self.otherTTL))
+            }
+            records.append(DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: UInt16(clamping: port), target: host),
+                                     ttl: Self.hostTTL, cacheFlush: true))
+            records.append(DNSRecord(name: instance, data: .txt(txt.map { Array($0.utf8.prefix(255)) }), ttl: Self.otherTTL,
+                                     cacheFlush: true))
         }
-        records.append(DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: UInt16(clamping: port), target: host),
-                                 ttl: Self.hostTTL, cacheFlush: true))
-        records.append(DNSRecord(name: instance, data: .txt(txt.map { Array($0.utf8.prefix(255)) }), ttl: Self.otherTTL,
-                                 cacheFlush: true))
+        if let remote = androidTVRemote, !isGroup {
+            let instance = androidTVRemoteInstance
+            records.append(DNSRecord(name: Self.androidTVRemoteType, data: .ptr(instance), ttl: Self.otherTTL))
+            records.append(DNSRecord(name: Self.servicesEnumeration, data: .ptr(Self.androidTVRemoteType), ttl: Self.otherTTL))
+            records.append(DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: UInt16(clamping: remote.port), target: host),
+                                     ttl: Self.hostTTL, cacheFlush: true))
+            records.append(DNSRecord(name: instance, data: .txt([Array("bt=\(remote.mac)".utf8)]), ttl: Self.otherTTL, cacheFlush: true))
+        }
         for address in addresses where !isGroup {
             switch address.count {
             case 4: records.append(DNSRecord(name: host, data: .a(address), ttl: Self.hostTTL, cacheFlush: true))

@@ -59,7 +59,7 @@ extension DeviceQuirks {
                                            "crashAfterPolls": .number(Double(self.eureka.crashAfterPolls ?? 0))]
         if let mac = self.eureka.macAddress { eureka["macAddress"] = .string(mac) }
         if let product = self.eureka.productName { eureka["productName"] = .string(product) }
-        var mdns: [String: JSONValue] = ["txt": .object(Dictionary(uniqueKeysWithValues: self.mdns.txt.map { ($0.key, JSONValue.string($0.value)) }))]
+        var mdns: [String: JSONValue] = ["androidTVRemote": .bool(self.mdns.androidTVRemote), "txt": .object(Dictionary(uniqueKeysWithValues: self.mdns.txt.map { ($0.key, JSONValue.string($0.value)) }))]
         if let host = self.mdns.host { mdns["host"] = .string(host) }
         if let id = self.mdns.id { mdns["id"] = .string(id) }
         if let status = self.mdns.status { mdns["status"] = .number(Double(status)) }

@@ -7,7 +7,7 @@ import CastWire
 extension ScenarioKeys {
     package static let quirks: Set<String> = ["eureka", "mdns", "volume", "apps", "groupMember"]
     package static let eurekaQuirks: Set<String> = ["https", "http", "hostCheck", "crashAfterPolls", "macAddress", "productName", "deviceDesc"]
-    package static let mdnsQuirks: Set<String> = ["host", "id", "status", "txt", "dropCastAfter"]
+    package static let mdnsQuirks: Set<String> = ["host", "id", "status", "txt", "dropCastAfter", "androidTVRemote"]
     package static let volumeQuirks: Set<String> = ["ignoreSet", "relativeOnly"]
     package static let appQuirks: Set<String> = ["unavailable", "refuse", "idleTimeout"]
     /// The LAUNCH_ERROR reasons `apps.refuse` may give.
@@ -46,6 +46,7 @@ extension ScenarioParser {
             }
             quirks.mdns.id = reader.read(mdns["id"]) { try $0.string(nonEmpty: true) } ?? quirks.mdns.id
             quirks.mdns.status = reader.read(mdns["status"]) { try $0.int(in: 0...9) } ?? quirks.mdns.status
+            quirks.mdns.androidTVRemote = reader.read(mdns["androidTVRemote"]) { try $0.bool() } ?? quirks.mdns.androidTVRemote
             if let member = mdns["dropCastAfter"], let seconds = reader.read({ try member.duration() }) {
                 quirks.mdns.dropCastAfter = seconds == 0 ? nil : seconds
             }

@@ -511,5 +511,6 @@ extension CastServiceDescription {
         idOverride = mdns.id
         statusOverride = mdns.status
         extraTXT = mdns.txt.map { "\($0.key)=\($0.value)" }
+        if mdns.androidTVRemote { androidTVRemote = AndroidTVRemote(mac: identity.derivedMAC) }
     }
 }

@@ -1,4 +1,5 @@
 import CastControl
+import CastDevice
 import CastSimulator
 import CastSimulatorTesting
 import CastWire
@@ -28,6 +29,13 @@ struct DiscoveryStateTests {
             #expect(discovery["reason"]?.stringValue?.hasPrefix("listening on loopback only (127.0.0.1)") == true, "\(discovery.jsonText())")
             #expect(state["device"]?["advertised"] == false)
         }
+    }
+
+    @Test("Only the Cast service leaving (quirk dropCastAfter) is an advertisementChanged with otherServices; a withdraw has none")
+    func castDroppedEvent() {
+        let dropped = EventView.json(DeviceEvent(time: .zero, kind: .advertisementChanged(.dropCast)))
+        #expect(dropped["kind"] == "advertisementChanged" && dropped["advertised"] == false && dropped["otherServices"] == true)
+        #expect(EventView.json(DeviceEvent(time: .zero, kind: .advertisementChanged(.withdraw)))["otherServices"] == nil)
     }
 
     @Test("The event stream names discovery events, and ?types=discovery takes them alone")

@@ -184,7 +184,7 @@ struct ProfileTests {
         #expect(harness.snapshot.isAdvertised)
         _ = harness.advance(2)
         #expect(!harness.snapshot.isAdvertised)
-        #expect(harness.events.filter { $0.kind == .advertisementChanged(.withdraw) }.count == 1)
+        #expect(harness.events.filter { $0.kind == .advertisementChanged(.dropCast) }.count == 1)
         // Still answering its senders.
         let reply = harness.send(connection, to: "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 2])
         #expect(reply.first?.type == "RECEIVER_STATUS")

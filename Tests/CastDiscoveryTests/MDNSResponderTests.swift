@@ -223,6 +223,37 @@ struct MDNSResponderTests {
         #expect(announcements[0].answers.contains { $0.data == .srv(priority: 0, weight: 0, port: 8010, target: Self.host) })
     }
 
+    @Test("An Android TV's remote service: answered with its SRV, TXT bt and the host's address; when Cast drops, only Cast's records say goodbye")
+    func androidTVRemoteStaysWhenCastDrops() throws {
+        var tv = Self.description()
+        tv.androidTVRemote = .init(mac: "01:23:45:67:89:AB")
+        var responder = MDNSResponder(description: tv, addresses: [Self.address]) { range in (range.lowerBound + range.upperBound) / 2 }
+        _ = responder.start(now: 0)
+        while let next = responder.nextDeadline, next <= 3 { _ = responder.advance(now: next) }
+        let remoteType = DNSName("_androidtvremote2._tcp.local"), remote = DNSName("Den._androidtvremote2._tcp.local")
+        func ask(at now: Double) throws -> DNSMessage? {
+            _ = responder.received(Self.query([DNSQuestion(name: remoteType, type: .ptr)]), from: Self.browser, now: now)
+            return Self.packets(responder.advance(now: now + 0.07)).first?.message
+        }
+        let answer = try #require(try ask(at: 5))
+        #expect(answer.answers == [DNSRecord(name: remoteType, data: .ptr(remote), ttl: 4500)])
+        #expect(answer.additionals.contains { $0.name == remote && $0.data == .srv(priority: 0, weight: 0, port: 6466, target: Self.host) })
+        #expect(answer.additionals.contains { $0.name == remote && $0.data == .txt([Array("bt=01:23:45:67:89:AB".utf8)]) })
+        #expect(answer.additionals.contains { $0.name == Self.host && $0.type == .a })
+
+        var dropped = tv
+        dropped.castDropped = true
+        let goodbye = try #require(Self.packets(responder.update(dropped, addresses: [Self.address], now: 10)).first?.message)
+        #expect(goodbye.answers.allSatisfy { $0.ttl == 0 })
+        // Cast's PTR, its subtype, its SRV and TXT, and the service type in the enumeration.
+        #expect(Set(goodbye.answers.map(\.name)) == [DNSName("_googlecast._tcp.local"), DNSName("_CC1AD845._sub._googlecast._tcp.local"),
+                                                     Self.instance, DNSName("_services._dns-sd._udp.local")])
+        #expect(goodbye.answers.contains { $0.data == .ptr(DNSName("_googlecast._tcp.local")) })
+        #expect(!goodbye.answers.contains { $0.data == .ptr(remoteType) })
+        #expect(responder.received(Self.query([DNSQuestion(name: DNSName("_googlecast._tcp.local"), type: .ptr)]), from: Self.browser, now: 12).isEmpty)
+        #expect(try ask(at: 20)?.answers == [DNSRecord(name: remoteType, data: .ptr(remote), ttl: 4500)])
+    }
+
     @Test("Shutdown says goodbye; malformed packets are reported, never answered, never a crash")
     func shutdownAndMalformed() throws {
         var responder = Self.announced()

@@ -166,6 +166,17 @@ struct AdvertisementQuirkTests {
         #expect(srvTarget(try description(.chromecast)) == DNSName("fedcba98-7654-3210-fedc-ba9876543210.local"))
     }
 
+    @Test("Android and Google TVs advertise the Android TV remote service with their MAC as bt; other families do not")
+    func androidTVRemote() throws {
+        for profile in [DeviceProfile.bravia, .chromecastWithGoogleTV, .googleTVStreamer] {
+            #expect(try description(profile).androidTVRemote == .init(port: 6466, mac: "FE:DC:BA:98:76:54"), "\(profile.name)")
+        }
+        for profile in DeviceProfile.catalog where ![DeviceProfile.bravia, .chromecastWithGoogleTV, .googleTVStreamer].map(\.name).contains(profile.name) {
+            #expect(try description(profile).androidTVRemote == nil, "\(profile.name)")
+        }
+        #expect(try description(.chromecast, .init(androidTVRemote: true)).androidTVRemote != nil)
+    }
+
     @Test("Android TVs add ct after the usual keys; st and id can be fixed")
     func txt() throws {
         let tv = try description(.bravia)

@@ -5,6 +5,8 @@ Each command prints JSON lines on standard output:
   browse SECONDS [TYPE]  python-zeroconf browsing TYPE (default _googlecast._tcp.local.):
                        one line per added, updated or removed service (with its SRV,
                        addresses and TXT), as they happen, for SECONDS
+  resolve TYPE NAME     python-zeroconf resolving one instance: one line with its SRV,
+                       addresses and TXT
   chromecasts SECONDS  pychromecast.get_chromecasts(): one line with every device found
   play NAME URL        find NAME with pychromecast, play URL on it, wait for PLAYING
   multizone HOST       pychromecast.dial.get_multizone_status(HOST): the groups HOST's
@@ -53,7 +55,8 @@ def browse(seconds: float, service_type: str = SERVICE) -> None:
                     emit(event="removed", name=name, time=time.time())
                 else:
                     # A subtype's instances resolve under the service type itself.
-                    emit(event=state_change.name.lower(), time=time.time(), **describe(zeroconf, SERVICE, name))
+                    resolved_type = SERVICE if "._sub." in service_type else service_type
+                    emit(event=state_change.name.lower(), time=time.time(), **describe(zeroconf, resolved_type, name))
         threading.Thread(target=report, daemon=True).start()
 
     zeroconf.ServiceBrowser(zc, service_type, handlers=[changed])
@@ -121,6 +124,10 @@ if __name__ == "__main__":
         chromecasts(float(arguments[0]))
     elif command == "play":
         play(arguments[0], arguments[1])
+    elif command == "resolve":
+        zc = Zeroconf()
+        emit(**describe(zc, arguments[0], arguments[1]))
+        zc.close()
     elif command == "multizone":
         multizone(arguments[0])
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import uuid as uuidlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -158,6 +159,59 @@ def test_a_withdrawn_device_disappears_and_comes_back(link: Link, tmp_path: Path
         device.stop()
 
 
+def google_tv_scenario(tmp_path: Path) -> Path:
+    """A Chromecast with Google TV whose Cast service leaves discovery after a minute
+    (pychromecast#1034), on the manual clock."""
+    scenario = tmp_path / "google-tv.json"
+    scenario.write_text(json.dumps({
+        "name": "google tv",
+        "clock": {"mode": "manual"},
+        "device": {"profile": "chromecast-google-tv", "heartbeatInterval": "0s", "idleTimeout": "0s",
+                   "quirks": {"mdns": {"dropCastAfter": "1m"}}},
+    }))
+    return scenario
+
+
+def check_cast_leaves_and_the_remote_stays(link: Link, device: CastsimDevice, device_uuid: uuidlib.UUID) -> None:
+    """_googlecast._tcp goes; _androidtvremote2._tcp (Home Assistant's Android TV Remote) stays."""
+    cast = Browser(link, seconds=40)
+    remote = Browser(link, seconds=40, service_type="_androidtvremote2._tcp.local.")
+    name = instance_name("Chromecast", device_uuid)
+    try:
+        cast.wait_for(lambda e: e["event"] == "added" and e["name"] == name)
+        found = remote.wait_for(lambda e: e["event"] == "added" and e["name"] == "Lounge._androidtvremote2._tcp.local.")
+        assert found["port"] == 6466 and link.device_ip in found["addresses"], found
+        assert found["server"] == f"{device_uuid}.local.", found
+        # bt: the MAC Home Assistant keys the TV by (castsim's is made from the UUID).
+        assert found["txt"] == {"bt": ":".join(device_uuid.hex[i:i + 2] for i in range(0, 12, 2)).upper()}, found
+        device.console("advance 1m")
+        cast.wait_for(lambda e: e["event"] == "removed" and e["name"] == name, timeout=10)
+        # The remote service stays: still resolvable, and no goodbye for it (a goodbye would
+        # have come with the Cast one, and python-zeroconf removes a service 1 s after it).
+        again = probe(link, "resolve", "_androidtvremote2._tcp.local.", "Lounge._androidtvremote2._tcp.local.")
+        assert again["port"] == 6466 and again["txt"]["bt"] == found["txt"]["bt"], again
+        time.sleep(2)
+        while not remote.events.empty():
+            remote.seen.append(remote.events.get())
+        assert not [e for e in remote.seen if e and e["event"] == "removed"], remote.seen
+        # The device still runs and says why it is not found.
+        discovery = control_state(link, device)["discovery"]
+        assert discovery["advertised"] is False and "dropCastAfter" in discovery["reason"], discovery
+    finally:
+        cast.stop()
+        remote.stop()
+
+
+def test_a_google_tv_leaves_cast_discovery_and_its_remote_service_stays(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    device_uuid = uuidlib.uuid4()
+    device = start_in(link, tmp_path, castsim_bin, name="Lounge", device_uuid=device_uuid, console=True,
+                      extra_args=("--scenario", str(google_tv_scenario(tmp_path))))
+    try:
+        check_cast_leaves_and_the_remote_stays(link, device, device_uuid)
+    finally:
+        device.stop()
+
+
 def control_state(link: Link, device: CastsimDevice) -> dict:
     """GET /api/v1/state from inside the device's namespace (the control API is on its 127.0.0.1)."""
     fetch = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())"
@@ -254,6 +308,17 @@ def test_avahi_publishes_the_records_and_follows_the_device(avahi: AvahiDaemon, 
         browser.wait_for(lambda e: e["event"] in ("added", "updated") and e["name"] == name and e.get("port") == 8009)
     finally:
         browser.stop()
+        device.stop()
+
+
+def test_avahi_drops_the_cast_service_and_keeps_the_android_tv_remote(avahi: AvahiDaemon, link: Link, tmp_path: Path,
+                                                                     castsim_bin: Path) -> None:
+    device_uuid = uuidlib.uuid4()
+    device = start_with_avahi(avahi, link, tmp_path, castsim_bin, name="Lounge", device_uuid=device_uuid, console=True,
+                              extra_args=("--scenario", str(google_tv_scenario(tmp_path))))
+    try:
+        check_cast_leaves_and_the_remote_stays(link, device, device_uuid)
+    finally:
         device.stop()
 
 

@@ -23,6 +23,15 @@ extension DeviceIdentity {
     /// `fuchsia-…` host name is made of.
     public var derivedMACHex: String { String(uuid.prefix(12)).uppercased() }
 
+    /// The same, written `AA:BB:CC:DD:EE:FF`.
+    public var derivedMAC: String { Self.colonSeparated(derivedMACHex) }
+
+    /// Hex digits in pairs with colons, as MAC addresses and BSSIDs are written.
+    public static func colonSeparated(_ hex: String) -> String {
+        let digits = Array(hex)
+        return stride(from: 0, to: digits.count, by: 2).map { String(digits[$0..<min($0 + 2, digits.count)]) }.joined(separator: ":")
+    }
+
     /// `host` with `{mac}` as a Fuchsia device writes it: `fuchsia-xxxx-xxxx-xxxx`.
     public func expandingMAC(in host: String) -> String {
         let hex = Array(derivedMACHex.lowercased())

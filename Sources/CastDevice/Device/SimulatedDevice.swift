@@ -55,7 +55,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     /// left idle (``DeviceQuirks/Apps/idleTimeout``).
     var appHeardAt: SimTime = .zero
     /// The Cast service was dropped from discovery by a quirk (once).
-    var castDropped = false
+    package internal(set) var castDropped = false
 
     package init(configuration: DeviceConfiguration, authority: (any DeviceAuthority)? = nil,
                  apps registry: AppRegistry = .builtIn, now: SimTime = .zero) {
@@ -133,7 +133,7 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
         if let drop = castDropDeadline, drop <= now {
             castDropped = true
             log(.info, nil, "the Cast service leaves discovery (quirks.mdns.dropCastAfter)")
-            changeAdvertisement(.withdraw)
+            changeAdvertisement(.dropCast)
         }
         if let idle = idleAppDeadline, idle <= now, let running = runningApp {
             log(.info, nil, "\(running.definition.displayName) closed: idle for \(NumberText.format(quirks.apps.idleTimeout ?? 0)) s (quirks.apps.idleTimeout)")

@@ -4,6 +4,9 @@
 public enum AdvertisementChange: Sendable, Equatable, CustomStringConvertible {
     /// Goodbye: the device vanishes from browsers (its connections stay up).
     case withdraw
+    /// Goodbye for the Cast service only: the device's other services (Android TV's
+    /// remote) stay advertised, as a Chromecast with Google TV's after hours.
+    case dropCast
     /// Advertised again, optionally at another address or Cast port (the runtime listens
     /// there from then on), as a device back from a reboot or a DHCP renewal.
     case restore(host: String?, port: Int?)
@@ -11,6 +14,7 @@ public enum AdvertisementChange: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .withdraw: "withdrawn"
+        case .dropCast: "withdrawn for Cast (other services stay)"
         case .restore(let host, let port):
             "restored" + (host.map { " at \($0)" } ?? "") + (port.map { " port \($0)" } ?? "")
         }
@@ -20,7 +24,7 @@ public enum AdvertisementChange: Sendable, Equatable, CustomStringConvertible {
 extension SimulatedDevice {
     mutating func changeAdvertisement(_ change: AdvertisementChange) {
         switch change {
-        case .withdraw:
+        case .withdraw, .dropCast:
             guard isAdvertised else { return }
             isAdvertised = false
         case .restore(let host, let port):

@@ -11,12 +11,13 @@ extension DeviceProfile {
     static let flat = DeviceQuirks(eureka: .init(http: .flat))
     /// A video dongle or TV: 8008 flat, and no speaker groups.
     static let video = DeviceQuirks(eureka: .init(http: .flat), groupMember: false)
-    /// Android and Google TV: zero MAC in eureka_info, a `ct` TXT key, the maker's code name.
+    /// Android and Google TV: zero MAC in eureka_info, a `ct` TXT key, the maker's code name,
+    /// and the Android TV remote service beside Cast.
     static func androidTV(productName: String, volume: DeviceQuirks.Volume = .init(), https: DeviceQuirks.Eureka.HTTPS = .deviceInfo,
                           groupMember: Bool = false) -> DeviceQuirks
     {
         DeviceQuirks(eureka: .init(https: https, http: .flat, macAddress: "00:00:00:00:00:00", productName: productName),
-                     mdns: .init(txt: [.init("ct", "1e3a5c")]), volume: volume, groupMember: groupMember)
+                     mdns: .init(txt: [.init("ct", "1e3a5c")], androidTVRemote: true), volume: volume, groupMember: groupMember)
     }
     /// A Nest Hub after the Fuchsia update: its SRV target is `fuchsia-…`, not the UUID.
     static let fuchsia = DeviceQuirks(eureka: .init(http: .flat), mdns: .init(host: "fuchsia-{mac}"))

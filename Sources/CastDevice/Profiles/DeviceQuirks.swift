@@ -93,13 +93,19 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
         /// (goodbye, as a withdraw step), while it keeps running and its connections stay up:
         /// a Chromecast with Google TV after hours. nil: never.
         public var dropCastAfter: Double?
+        /// Android TV's remote-control service beside Cast: `_androidtvremote2._tcp` on port
+        /// 6466, TXT `bt` with the MAC (Home Assistant's Android TV Remote finds TVs by it).
+        /// It stays when `dropCastAfter` takes the Cast service away.
+        public var androidTVRemote = false
 
-        public init(host: String? = nil, id: String? = nil, status: Int? = nil, txt: [TXTEntry] = [], dropCastAfter: Double? = nil) {
+        public init(host: String? = nil, id: String? = nil, status: Int? = nil, txt: [TXTEntry] = [], dropCastAfter: Double? = nil,
+                    androidTVRemote: Bool = false) {
             self.host = host
             self.id = id
             self.status = status
             self.txt = txt
             self.dropCastAfter = dropCastAfter
+            self.androidTVRemote = androidTVRemote
         }
     }
 

@@ -406,7 +406,8 @@ public struct MDNSResponder: Sendable {
         }
         for answer in answers {
             switch answer.data {
-            case .ptr(let target) where target == description.instanceName:
+            case .ptr(let target) where records.contains { $0.name == target && $0.type == .srv }:
+                // One of our instances (Cast's, or Android TV's remote).
                 for record in records where record.name == target && (record.type == .srv || record.type == .txt) { add(record) }
                 for record in records where record.name == description.hostName { add(record) }
             case .srv(_, _, _, let target):

@@ -105,7 +105,19 @@ final class Advertiser {
         case .advertisementChanged(.withdraw):
             each { responder, now in responder.withdraw(now: now) }
             logger.info("mDNS: withdrew \(description.instanceName)")
+        case .advertisementChanged(.dropCast):
+            guard description.androidTVRemote != nil else {
+                // Nothing else to keep: the whole advertisement goes.
+                each { responder, now in responder.withdraw(now: now) }
+                logger.info("mDNS: withdrew \(description.instanceName)")
+                return
+            }
+            var changed = description
+            changed.castDropped = true
+            update(changed)
+            logger.info("mDNS: withdrew \(description.instanceName); \(description.androidTVRemoteInstance) stays")
         case .advertisementChanged(.restore(let newHost, let port)):
+            description.castDropped = false
             if let newHost { host = newHost }
             if let port { description.port = port }
             let description = description

@@ -6,7 +6,8 @@ import NIOConcurrencyHelpers
 /// Publishes the device through a running avahi-daemon (libavahi-client over D-Bus, opened
 /// at run time: ``AvahiLibrary``), for desktops where Avahi owns mDNS: the same records as
 /// castsim's own responder (the Cast service with its TXT, the `_<APPID>._sub` subtypes,
-/// and the host `<uuid>.local` with its addresses), renamed by Avahi's rule on a collision.
+/// and the host `<uuid>.local` with its addresses, Android TV's remote service where the
+/// profile has one), renamed by Avahi's rule on a collision.
 ///
 /// `@unchecked Sendable`: Avahi runs its own thread (the threaded poll); every call into
 /// Avahi and every read or write of the fields below happens with the poll's lock held,
@@ -19,7 +20,11 @@ final class AvahiPublisher: @unchecked Sendable {
     private let avahi: AvahiLibrary
     private let poll: OpaquePointer
     private var client: OpaquePointer?
+    /// The Cast service and its subtypes.
     private var group: OpaquePointer?
+    /// The host's addresses and the device's other services (Android TV's remote): apart,
+    /// so that the Cast service can go while they stay.
+    private var hostGroup: OpaquePointer?
     private var description: CastServiceDescription
     private var addresses: [String]
     private let interfaceIndexes: [Int32]
@@ -68,13 +73,15 @@ final class AvahiPublisher: @unchecked Sendable {
     /// The TXT changed (an app started or stopped): updated in place, without a new probe.
     func update(_ changed: CastServiceDescription) {
         locked {
-            let port = description.port
+            let port = description.port, dropped = description.castDropped
             description = changed
             guard !withdrawn, let group else { return }
-            if changed.port != port {
-                register()
+            if changed.port != port || changed.castDropped != dropped {
+                registerCast()
                 return
             }
+            // No Cast service left whose TXT could change.
+            guard !changed.castDropped else { return }
             let txt = stringList(changed.txt)
             defer { avahi.stringListFree(txt) }
             for index in interfaceIndexes {
@@ -89,6 +96,7 @@ final class AvahiPublisher: @unchecked Sendable {
         locked {
             withdrawn = true
             if let group { _ = avahi.entryGroupReset(group) }
+            if let hostGroup { _ = avahi.entryGroupReset(hostGroup) }
         }
     }
 
@@ -104,8 +112,10 @@ final class AvahiPublisher: @unchecked Sendable {
     func close() {
         _ = avahi.threadedPollStop(poll)
         if let group { _ = avahi.entryGroupFree(group) }
+        if let hostGroup { _ = avahi.entryGroupFree(hostGroup) }
         if let client { avahi.clientFree(client) }
         group = nil
+        hostGroup = nil
         client = nil
         avahi.threadedPollFree(poll)
     }
@@ -120,6 +130,7 @@ final class AvahiPublisher: @unchecked Sendable {
         case AvahiLibrary.clientCollision, AvahiLibrary.clientRegistering:
             // The daemon's own host name is being renamed: ours waits for it.
             if let group { _ = avahi.entryGroupReset(group) }
+            if let hostGroup { _ = avahi.entryGroupReset(hostGroup) }
         case AvahiLibrary.clientFailure:
             logger.error("Avahi: lost the daemon (\(avahi.message(avahi.clientErrno(client)))); the device is no longer advertised")
         default:
@@ -127,7 +138,13 @@ final class AvahiPublisher: @unchecked Sendable {
         }
     }
 
-    private func groupChanged(_ state: Int32) {
+    private func groupChanged(_ changed: OpaquePointer?, _ state: Int32) {
+        if changed != nil, changed == hostGroup {
+            if state == AvahiLibrary.groupCollision || state == AvahiLibrary.groupFailure {
+                logger.error("Avahi: publishing the host's addresses failed: \(avahi.message(avahi.clientErrno(client)))")
+            }
+            return
+        }
         switch state {
         case AvahiLibrary.groupEstablished:
             logger.info("Avahi: advertising \(name).\(Self.serviceType).local")
@@ -150,25 +167,37 @@ final class AvahiPublisher: @unchecked Sendable {
         avahi.free(next)
         logger.notice("Avahi: another host claims \"\(name)\"; advertising as \"\(renamed)\"")
         name = renamed
-        register(attempt: attempt)
+        registerCast(attempt: attempt)
     }
 
-    private func register(on client: OpaquePointer? = nil, attempt: Int = 0) {
+    /// Both groups, from scratch.
+    private func register(on client: OpaquePointer? = nil) {
+        registerHost(on: client)
+        registerCast(on: client)
+    }
+
+    /// An entry group of ours, new or emptied for new entries.
+    private func entryGroup(_ existing: OpaquePointer?, on client: OpaquePointer) -> OpaquePointer? {
+        if let existing {
+            _ = avahi.entryGroupReset(existing)
+            return existing
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let made = avahi.entryGroupNew(client, { group, state, context in
+            guard let context else { return }
+            Unmanaged<AvahiPublisher>.fromOpaque(context).takeUnretainedValue().groupChanged(group, state)
+        }, context)
+        if made == nil { logger.error("Avahi: cannot make an entry group: \(avahi.message(avahi.clientErrno(client)))") }
+        return made
+    }
+
+    private var hostName: String { "\(description.hostLabel).local" }
+
+    /// The Cast service with its TXT and subtypes (none while it is dropped).
+    private func registerCast(on client: OpaquePointer? = nil, attempt: Int = 0) {
         guard let client = client ?? self.client else { return }
-        if group == nil {
-            let context = Unmanaged.passUnretained(self).toOpaque()
-            group = avahi.entryGroupNew(client, { _, state, context in
-                guard let context else { return }
-                Unmanaged<AvahiPublisher>.fromOpaque(context).takeUnretainedValue().groupChanged(state)
-            }, context)
-        } else if let group {
-            _ = avahi.entryGroupReset(group)
-        }
-        guard let group else {
-            logger.error("Avahi: cannot make an entry group: \(avahi.message(avahi.clientErrno(client)))")
-            return
-        }
-        let host = "\(description.hostLabel).local"
+        group = entryGroup(group, on: client)
+        guard let group, !description.castDropped else { return }
         let txt = stringList(description.txt)
         defer { avahi.stringListFree(txt) }
         var problems: [String] = []
@@ -177,7 +206,7 @@ final class AvahiPublisher: @unchecked Sendable {
         }
         for index in interfaceIndexes {
             let added = avahi.entryGroupAddServiceStrlst(group, index, Self.anyProtocol, 0, name, Self.serviceType,
-                                                          nil, host, UInt16(clamping: description.port), txt)
+                                                          nil, hostName, UInt16(clamping: description.port), txt)
             if added == AvahiLibrary.errorCollision {
                 // Someone on this very daemon has the name (the network's say comes later, as
                 // a group state).
@@ -189,19 +218,40 @@ final class AvahiPublisher: @unchecked Sendable {
                 check(avahi.entryGroupAddServiceSubtype(group, index, Self.anyProtocol, 0, name,
                                                         Self.serviceType, nil, "_\(appId)._sub.\(Self.serviceType)"), "subtype \(appId)")
             }
+        }
+        for problem in problems { logger.error("Avahi: \(problem)") }
+        check(avahi.entryGroupCommit(group), "commit")
+    }
+
+    /// The host's addresses, and Android TV's remote service when the device has one.
+    private func registerHost(on client: OpaquePointer? = nil) {
+        guard let client = client ?? self.client else { return }
+        hostGroup = entryGroup(hostGroup, on: client)
+        guard let hostGroup else { return }
+        var problems: [String] = []
+        func check(_ result: Int32, _ what: String) {
+            if result < 0 { problems.append("\(what): \(avahi.message(result))") }
+        }
+        for index in interfaceIndexes {
+            if let remote = description.androidTVRemote {
+                let remoteTXT = stringList(["bt=\(remote.mac)"])
+                defer { avahi.stringListFree(remoteTXT) }
+                check(avahi.entryGroupAddServiceStrlst(hostGroup, index, Self.anyProtocol, 0, description.friendlyName, "_androidtvremote2._tcp",
+                                                       nil, hostName, UInt16(clamping: remote.port), remoteTXT), "Android TV remote service")
+            }
             for address in addresses {
                 var parsed: AvahiLibrary.Address = (0, 0, 0, 0, 0)
                 let added = withUnsafeMutableBytes(of: &parsed) { storage -> Int32? in
                     guard avahi.addressParse(address, Self.anyProtocol, storage.baseAddress) != nil else { return nil }
                     // No reverse (PTR) record: the daemon already owns the address's reverse name.
-                    return avahi.entryGroupAddAddress(group, index, Self.anyProtocol, AvahiLibrary.publishNoReverse, host,
+                    return avahi.entryGroupAddAddress(hostGroup, index, Self.anyProtocol, AvahiLibrary.publishNoReverse, hostName,
                                                       UnsafeRawPointer(storage.baseAddress))
                 }
                 if let added { check(added, "address \(address)") }
             }
         }
         for problem in problems { logger.error("Avahi: \(problem)") }
-        check(avahi.entryGroupCommit(group), "commit")
+        check(avahi.entryGroupCommit(hostGroup), "commit")
     }
 
     /// The TXT entries in order (Avahi prepends, so they go in backwards).
@@ -250,10 +300,17 @@ final class AvahiAdvertiser: Sendable {
             publisher.update(changed)
         case .advertisementChanged(.withdraw):
             publisher.withdraw()
+        case .advertisementChanged(.dropCast):
+            let changed = description.withLockedValue { description in
+                description.castDropped = true
+                return description
+            }
+            if changed.androidTVRemote == nil { publisher.withdraw() } else { publisher.update(changed) }
         case .advertisementChanged(.restore(let newHost, let port)):
             if let newHost { host.withLockedValue { $0 = newHost } }
             let changed = description.withLockedValue { description in
                 if let port { description.port = port }
+                description.castDropped = false
                 return description
             }
             publisher.restore(changed, addresses: Self.addresses(host: host.withLockedValue { $0 }, on: interfaces))

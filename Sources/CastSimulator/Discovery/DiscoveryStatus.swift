@@ -29,11 +29,13 @@ public struct DiscoveryStatus: Sendable, Equatable {
     }
 
     /// Discovery as it was set up, for a device that has said goodbye (`withdrawn`).
-    func following(withdrawn: Bool) -> DiscoveryStatus {
+    func following(withdrawn: Bool, castDropped: Bool = false) -> DiscoveryStatus {
         guard withdrawn, advertised else { return self }
         var status = self
         status.advertised = false
-        status.reason = "withdrawn: the device said goodbye (a withdraw step, or it went offline); a restore brings it back"
+        status.reason = castDropped
+            ? "the Cast service left discovery (quirks.mdns.dropCastAfter); other services (Android TV's remote) stay; a restore brings it back"
+            : "withdrawn: the device said goodbye (a withdraw step, or it went offline); a restore brings it back"
         return status
     }
 }

@@ -19,18 +19,11 @@ struct EurekaInfo {
 
     /// `mac_address`: the family's (Android TVs say zeros), else one made from the UUID.
     private var macAddress: String {
-        quirks.macAddress ?? Self.colons(identity.derivedMACHex)
+        quirks.macAddress ?? identity.derivedMAC
     }
 
     /// `hotspot_bssid`: the mDNS `bs` value with colons.
-    private var hotspotBSSID: String { Self.colons(String(identity.uuid.suffix(12)).uppercased()) }
-
-    private static func colons(_ hex: String) -> String {
-        stride(from: 0, to: hex.count, by: 2).map { offset in
-            let start = hex.index(hex.startIndex, offsetBy: offset)
-            return String(hex[start..<hex.index(start, offsetBy: 2)])
-        }.joined(separator: ":")
-    }
+    private var hotspotBSSID: String { DeviceIdentity.colonSeparated(String(identity.uuid.suffix(12)).uppercased()) }
 
     /// The sections this device can describe, by `params` name.
     private var sections: [String: JSONValue] {

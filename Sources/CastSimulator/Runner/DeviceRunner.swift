@@ -181,7 +181,7 @@ package final class DeviceRunner {
 
     /// What discovery does for the device now: as set up, unless the device withdrew.
     package var discoveryStatus: DiscoveryStatus {
-        discoverySetup.following(withdrawn: !session.device.isAdvertised)
+        discoverySetup.following(withdrawn: !session.device.isAdvertised, castDropped: session.device.castDropped)
     }
 
     /// Who advertises the device and where (the simulator's discovery once started; a
