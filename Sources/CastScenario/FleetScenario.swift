@@ -154,6 +154,7 @@ public struct FleetScenario: Sendable {
         }
         var ports: [Int: String] = [:]
         var uuids: [String: String] = [:]
+        var paired: [String: String] = [:]
         for (group, path) in check {
             let repeated = known.contains(group.name)
             if repeated, !deleted.contains(group.name) {
@@ -169,6 +170,7 @@ public struct FleetScenario: Sendable {
                       !device.effectiveQuirks.groupMember else { continue }
                 issues.append(ScenarioIssue(path: path + ".members", message: "\(JSONValue.string(member).jsonText()) (\(device.identity.modelName)) cannot be in a speaker group (quirks.groupMember: false)"))
             }
+            if group.stereoPair { stereoPairIssues(group, at: path, scenarios: scenarios, pairs: &paired, issues: &issues) }
             if !group.members.contains(group.leader) {
                 issues.append(ScenarioIssue(path: path + ".leader", message: "\(JSONValue.string(group.leader).jsonText()) is not among its members \(quoted(group.members))"))
             }
@@ -194,6 +196,32 @@ public struct FleetScenario: Sendable {
             }
         }
         return groups
+    }
+
+    /// A stereo pair is two speakers of one model, each in no other pair, declared in
+    /// `groups` (the Google Home app makes pairs; no step does).
+    private static func stereoPairIssues(_ group: GroupDeclaration, at path: String, scenarios: [Scenario], pairs: inout [String: String],
+                                         issues: inout [ScenarioIssue]) {
+        guard path.hasPrefix("groups[") else {
+            issues.append(ScenarioIssue(path: path + ".stereoPair", message: "a stereo pair is declared in the scenario's groups, not made by a step"))
+            return
+        }
+        guard group.members.count == 2, Set(group.members).count == 2 else {
+            issues.append(ScenarioIssue(path: path + ".members", message: "a stereo pair is two speakers, left then right; got \(group.members.count) (\(quoted(group.members)))"))
+            return
+        }
+        let models = group.members.compactMap { member in
+            scenarios.first { $0.device.identity.friendlyName == member }?.device.identity.modelName
+        }
+        if models.count == 2, models[0] != models[1] {
+            issues.append(ScenarioIssue(path: path + ".members", message: "a stereo pair is two speakers of one model; \(quoted(group.members)) are \(quoted(models))"))
+        }
+        for member in group.members {
+            if let other = pairs[member] {
+                issues.append(ScenarioIssue(path: path + ".members", message: "\(JSONValue.string(member).jsonText()) is in the stereo pair \(JSONValue.string(other).jsonText()) already"))
+            }
+            pairs[member] = group.name
+        }
     }
 
     /// A path in one device's part (`timeline[0].emit`, `device.uuid`) as the same place in the file.

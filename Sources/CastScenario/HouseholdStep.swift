@@ -12,13 +12,17 @@ public struct GroupDeclaration: Sendable, Equatable {
     public var leader: String
     /// The group's Cast port: never 8009 (senders take any other port for a group).
     public var port: Int
+    /// A stereo pair: two speakers of one model, `members` left then right (the right one
+    /// advertises `st=2`), made in the Google Home app, so declared in `groups` only.
+    public var stereoPair: Bool
 
-    public init(name: String, uuid: String? = nil, members: [String], leader: String? = nil, port: Int? = nil) {
+    public init(name: String, uuid: String? = nil, members: [String], leader: String? = nil, port: Int? = nil, stereoPair: Bool = false) {
         self.name = name
         self.uuid = uuid.flatMap(DeviceIdentity.normalizeUUID) ?? DeviceIdentity.derivedUUID(for: "group:\(name)")
         self.members = members
         self.leader = leader ?? members.first ?? ""
         self.port = port ?? Self.port(for: self.uuid)
+        self.stereoPair = stereoPair
     }
 
     /// Real groups listen on a port in the 32000s that they keep (docs/protocol/groups.md §1.3);

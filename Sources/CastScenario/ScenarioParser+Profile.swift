@@ -56,6 +56,7 @@ extension DeviceQuirks {
     var json: JSONValue {
         var eureka: [String: JSONValue] = ["https": .string(self.eureka.https.rawValue), "http": .string(self.eureka.http.rawValue),
                                            "hostCheck": .bool(self.eureka.hostCheck), "deviceDesc": .bool(self.eureka.deviceDesc),
+                                           "multizoneKeys": .string(self.eureka.multizoneKeys.rawValue),
                                            "crashAfterPolls": .number(Double(self.eureka.crashAfterPolls ?? 0))]
         if let mac = self.eureka.macAddress { eureka["macAddress"] = .string(mac) }
         if let product = self.eureka.productName { eureka["productName"] = .string(product) }

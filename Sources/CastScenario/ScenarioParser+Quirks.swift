@@ -6,7 +6,7 @@ import CastWire
 
 extension ScenarioKeys {
     package static let quirks: Set<String> = ["eureka", "mdns", "volume", "apps", "groupMember"]
-    package static let eurekaQuirks: Set<String> = ["https", "http", "hostCheck", "crashAfterPolls", "macAddress", "productName", "deviceDesc"]
+    package static let eurekaQuirks: Set<String> = ["https", "http", "hostCheck", "crashAfterPolls", "macAddress", "productName", "deviceDesc", "multizoneKeys"]
     package static let mdnsQuirks: Set<String> = ["host", "id", "status", "txt", "dropCastAfter", "androidTVRemote"]
     package static let volumeQuirks: Set<String> = ["ignoreSet", "relativeOnly"]
     package static let appQuirks: Set<String> = ["unavailable", "refuse", "idleTimeout"]
@@ -23,6 +23,8 @@ extension ScenarioParser {
             quirks.eureka.http = reader.read(eureka["http"]) { try $0.oneOf(DeviceQuirks.Eureka.HTTP.self) } ?? quirks.eureka.http
             quirks.eureka.hostCheck = reader.read(eureka["hostCheck"]) { try $0.bool() } ?? quirks.eureka.hostCheck
             quirks.eureka.deviceDesc = reader.read(eureka["deviceDesc"]) { try $0.bool() } ?? quirks.eureka.deviceDesc
+            quirks.eureka.multizoneKeys = reader.read(eureka["multizoneKeys"]) { try $0.oneOf(DeviceQuirks.Eureka.MultizoneKeys.self) }
+                ?? quirks.eureka.multizoneKeys
             if let member = eureka["crashAfterPolls"] {
                 // 0 turns a profile's lock-up off.
                 quirks.eureka.crashAfterPolls = reader.read { try member.int(minimum: 0) }.flatMap { $0 == 0 ? nil : $0 }

@@ -196,7 +196,8 @@ extension ScenarioParser {
         if let port, GroupDeclaration.devicePorts.contains(port), let member = value["port"] {
             reader.fail(member, "\(port) is a device's own port; a group listens elsewhere (senders take any port but 8009 for a group)")
         }
+        let stereoPair = reader.read(value["stereoPair"]) { try $0.bool() } ?? false
         guard let name, let members, !members.isEmpty else { return nil }
-        return GroupDeclaration(name: name, uuid: uuid, members: members, leader: leader, port: port)
+        return GroupDeclaration(name: name, uuid: uuid, members: members, leader: leader, port: port, stereoPair: stereoPair)
     }
 }

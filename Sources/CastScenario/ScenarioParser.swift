@@ -82,7 +82,7 @@ package enum ScenarioKeys {
     ]
     /// Every timeline action: the scenario's own, then the apps'.
     package static var actions: [String] { baseActions + AppRegistry.builtIn.actions.map(\.key) }
-    package static let group: Set<String> = ["name", "uuid", "members", "leader", "port"]
+    package static let group: Set<String> = ["name", "uuid", "members", "leader", "port", "stereoPair"]
     package static let leadGroup: Set<String> = ["group", "rename"]
     package static let trigger: Set<String> = ["at", "after", "name", "device"]
     package static var step: Set<String> { trigger.union(actions) }

@@ -170,4 +170,27 @@ struct HouseholdGroupScenarioTests {
         #expect(FleetScenarioTests.issues(#"{"name": "x", "groups": [{"name": "G", "members": ["castsim"]}]}"#)
             == ["groups: a scenario with several devices runs as a household (castsim run --scenario), not in one device"])
     }
+
+    @Test("A stereo pair: two speakers of one model in groups; three members, two models, a second pair or a step are refused")
+    func stereoPairs() throws {
+        let speakers = #""devices": [{"name": "L", "profile": "nest-audio"}, {"name": "R", "profile": "nest-audio"}, {"name": "M", "profile": "nest-mini"}]"#
+        let household = try FleetScenario.parse(Data(#"""
+            {"name": "h", \#(speakers), "groups": [{"name": "Pair", "members": ["L", "R"], "stereoPair": true}]}
+            """#.utf8))
+        #expect(household.groups.first?.stereoPair == true && household.groups.first?.leader == "L")
+        #expect(FleetScenarioTests.issues(#"""
+            {"name": "h", \#(speakers),
+             "groups": [{"name": "Three", "members": ["L", "R", "M"], "stereoPair": true},
+                        {"name": "Mixed", "members": ["R", "M"], "stereoPair": true},
+                        {"name": "Again", "members": ["R", "L"], "stereoPair": true},
+                        {"name": "Odd", "members": ["L"], "stereoPair": "yes"}],
+             "timeline": [{"device": "M", "at": "1s", "createGroup": {"name": "New", "members": ["M", "L"], "stereoPair": true}}]}
+            """#) == [
+            #"groups[3].stereoPair: expected true or false, got "yes""#,
+            #"groups[0].members: a stereo pair is two speakers, left then right; got 3 ("L", "R", "M")"#,
+            #"groups[1].members: a stereo pair is two speakers of one model; "R", "M" are "Nest Audio", "Google Nest Mini""#,
+            #"groups[2].members: "R" is in the stereo pair "Mixed" already"#,
+            "timeline[0].createGroup.stereoPair: a stereo pair is declared in the scenario's groups, not made by a step",
+        ])
+    }
 }

@@ -9,6 +9,7 @@ display_supported and manufacturer), as with the real devices (docs/profiles.md)
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,6 +78,43 @@ def test_pychromecast_classifies_a_household_of_profiles_as_the_real_models(link
             assert (seen["cast_type"], seen["manufacturer"], seen["model_name"]) == (cast_type, manufacturer, model), (profile, seen)
             assert (seen["host"], seen["port"]) == (address, 8009), (profile, seen)
         assert found["Upstairs"]["cast_type"] == "group" and found["Upstairs"]["port"] == GROUP_PORT
+    finally:
+        device.stop()
+
+
+def test_a_stereo_pair_of_nest_audios_as_pychromecast_and_zeroconf_see_it(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+    # Two Nest Audios as left and right (groups.md §9): each says ca 199428, the right one
+    # st=2; the pair's group ca 199332 at the left one's address; their eureka_info lists a
+    # multichannel group in current firmware's keys (leader, no cast_port), so pychromecast's
+    # host discovery does not know where the pair is (quirk Q15), while mDNS finds it.
+    scenario = tmp_path / "pair.json"
+    scenario.write_text(json.dumps({
+        "name": "a stereo pair",
+        "devices": [{"name": "Left", "profile": "nest-audio"}, {"name": "Right", "profile": "nest-audio"}],
+        "groups": [{"name": "Pair", "members": ["Left", "Right"], "stereoPair": True, "port": GROUP_PORT}],
+    }))
+    device = start_castsim(
+        castsim_bin, "10.77.0.1,10.77.0.3", tmp_path, name="Left", pass_name=False, pass_uuid=False,
+        extra_args=("--scenario", str(scenario), "--mdns", "builtin", "--interface", link.device_if),
+        prefix=("ip", "netns", "exec", link.device_ns))
+    try:
+        found = {entry["friendly_name"]: entry for entry in probe(link, DISCOVERY_PROBE, "chromecasts", "6")["devices"]}
+        assert sorted(found) == ["Left", "Pair", "Right"], found
+        assert found["Pair"]["cast_type"] == "group" and (found["Pair"]["host"], found["Pair"]["port"]) == ("10.77.0.1", GROUP_PORT)
+        assert found["Left"]["cast_type"] == found["Right"]["cast_type"] == "audio"
+        records = {}
+        browser = link.run(link.sender_ns, [sys.executable, str(DISCOVERY_PROBE), "browse", "4"], capture_output=True, text=True, timeout=60)
+        for line in browser.stdout.splitlines():
+            event = json.loads(line)
+            if event.get("txt"):
+                records[event["txt"]["fn"]] = event["txt"]
+        assert (records["Left"]["ca"], records["Left"]["st"]) == ("199428", "0"), records
+        assert (records["Right"]["ca"], records["Right"]["st"]) == ("199428", "2"), records
+        assert records["Pair"]["ca"] == "199332" and records["Pair"]["md"] == "Google Cast Group", records
+        # pychromecast's multizone probe (HTTPS 8443): the pair is there, but with no
+        # elected_leader and no cast_port it cannot say where.
+        zone = probe(link, DISCOVERY_PROBE, "multizone", "10.77.0.1")
+        assert [(group["name"], group["host"], group["port"]) for group in zone["groups"]] == [("Pair", None, None)], zone
     finally:
         device.stop()
 

@@ -42,6 +42,8 @@ package struct Household: Sendable {
         package var volume: Volume
         /// The app the group endpoint runs, which its members mirror.
         package var session: GroupSession?
+        /// Two speakers as left and right channels (members in that order).
+        package var isStereoPair = false
     }
 
     /// A device that can be a member, as the household knows it.
@@ -74,8 +76,8 @@ package struct Household: Sendable {
 
     /// A new group. Its endpoint starts at once when a member is online (the leader given,
     /// or the first member online when the leader is not).
-    package mutating func createGroup(uuid: String, name: String, members: [String], leader: String, port: Int)
-        throws(HouseholdError) -> [HouseholdAction]
+    package mutating func createGroup(uuid: String, name: String, members: [String], leader: String, port: Int,
+                                      stereoPair: Bool = false) throws(HouseholdError) -> [HouseholdAction]
     {
         guard let groupId = DeviceIdentity.normalizeUUID(uuid) else { throw .invalidUUID(uuid) }
         guard groups[groupId] == nil else { throw .groupExists(groupId) }
@@ -89,7 +91,7 @@ package struct Household: Sendable {
             throw .badMembership("the leader \(leader) is not among the members")
         }
         var group = Group(uuid: groupId, name: name, memberIds: memberIds, leaderId: leaderId, port: port,
-                          isEndpointRunning: false, volume: Volume(level: 1, muted: false), session: nil)
+                          isEndpointRunning: false, volume: Volume(level: 1, muted: false), session: nil, isStereoPair: stereoPair)
         group.volume.level = GroupVolumeRule.groupLevel(of: onlineMembers(of: group).map { devices[$0]!.volume.level },
                                                         current: 1)
         groups[groupId] = group
@@ -192,7 +194,7 @@ package struct Household: Sendable {
         guard let group = groups[groupId], let leader = devices[group.leaderId] else { return nil }
         return try? DeviceConfiguration.groupEndpoint(
             uuid: group.uuid, name: group.name, leader: leader.configuration,
-            members: onlineMembers(of: group).map { devices[$0]!.member }, volume: group.volume)
+            members: onlineMembers(of: group).map { devices[$0]!.member }, volume: group.volume, stereoPair: group.isStereoPair)
     }
 
     /// The groups `uuid` belongs to, sorted so that every run does the same in the same order.

@@ -7,11 +7,13 @@ enum MultizoneMessages {
     /// while an app other than an idle screen runs on the endpoint (notes-1: present only
     /// while something plays). `streamTransferSupported` is false: castsim has no
     /// STORE_SESSION / RESUME_SESSION (groups.md §6).
-    static func status(requestId: Int, devices: [MultizoneMember], playing: Bool) -> JSONPayload {
+    /// `isMultichannel` is true on a stereo pair's group (groups.md §9: what real pairs say
+    /// is open; the field's name is the one place that tells).
+    static func status(requestId: Int, devices: [MultizoneMember], playing: Bool, multichannel: Bool = false) -> JSONPayload {
         var status: [String: JSONValue] = [
             "devices": .array(devices.map(\.json)),
-            // A speaker group, never a stereo pair or a video group.
-            "isMultichannel": false,
+            // Never a video group.
+            "isMultichannel": .bool(multichannel),
             "isVideoGroup": false,
         ]
         if playing {

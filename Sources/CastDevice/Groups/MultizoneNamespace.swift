@@ -27,7 +27,8 @@ extension SimulatedDevice {
         do {
             switch try MultizoneRequest(header) {
             case .getStatus:
-                replyMultizone(MultizoneMessages.status(requestId: requestId, devices: multizoneDevices, playing: multizoneIsPlaying),
+                replyMultizone(MultizoneMessages.status(requestId: requestId, devices: multizoneDevices, playing: multizoneIsPlaying,
+                                                        multichannel: multizone.isMultichannel),
                                to: requester)
             case .getCastingGroups:
                 replyMultizone(MultizoneMessages.castingGroups(requestId: requestId), to: requester)

@@ -24,6 +24,9 @@ extension DeviceProfile {
 
     /// Speakers: 8008 flat, and no YouTube app (catt falls back to the Default Media Receiver).
     static let speaker = DeviceQuirks(eureka: .init(http: .flat), apps: .init(unavailable: [CastAppDefinition.youTube.appId]))
+    /// A speaker on current firmware: a stereo pair's multizone entry says `leader`, no `cast_port`.
+    static let currentSpeaker = DeviceQuirks(eureka: .init(http: .flat, multizoneKeys: .current),
+                                             apps: .init(unavailable: [CastAppDefinition.youTube.appId]))
 
     public static let chromecast = DeviceProfile(
         name: "chromecast", kind: .dongle, differs: "3rd gen dongle: master volume, Backdrop when idle, YouTube",
@@ -62,9 +65,9 @@ extension DeviceProfile {
         media: .audioOnly)
 
     public static let nestAudio = DeviceProfile(
-        name: "nest-audio", kind: .speaker, differs: "speaker, stereo-pair capable",
+        name: "nest-audio", kind: .speaker, differs: "speaker, stereo pairs in current firmware's multizone keys",
         modelName: "Nest Audio", manufacturer: "Google Inc.", supportsVideo: false, capabilities: 198_660,
-        volumeControl: .attenuation, idleScreen: false, quirks: speaker,
+        volumeControl: .attenuation, idleScreen: false, quirks: currentSpeaker,
         media: .audioOnly)
 
     public static let homeMax = DeviceProfile(

@@ -60,12 +60,22 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
         public var macAddress: String?
         /// `product_name`, the maker's code name. nil: the model name.
         public var productName: String?
+        /// How `multizone.groups` writes a multichannel group (a stereo pair).
+        public enum MultizoneKeys: String, Sendable, Codable, CaseIterable {
+            /// `elected_leader` and `cast_port`, as every group's entry.
+            case legacy
+            /// Newer firmware: `leader` instead of `elected_leader`, and no `cast_port`;
+            /// pychromecast's host discovery loses the pair, Music Assistant reads both.
+            case current
+        }
+
+        public var multizoneKeys: MultizoneKeys = .legacy
         /// 8008 also serves DIAL's `/ssdp/device-desc.xml`, as firmware before Chromecast
         /// Audio 1.28 did; current firmware answers 404, which broke DIAL-era name lookups.
         public var deviceDesc = false
 
         public init(https: HTTPS = .deviceInfo, http: HTTP = .params, hostCheck: Bool = false, crashAfterPolls: Int? = nil,
-                    macAddress: String? = nil, productName: String? = nil, deviceDesc: Bool = false) {
+                    macAddress: String? = nil, productName: String? = nil, deviceDesc: Bool = false, multizoneKeys: MultizoneKeys = .legacy) {
             self.https = https
             self.http = http
             self.hostCheck = hostCheck
@@ -73,6 +83,7 @@ public struct DeviceQuirks: Sendable, Equatable, Codable {
             self.macAddress = macAddress
             self.productName = productName
             self.deviceDesc = deviceDesc
+            self.multizoneKeys = multizoneKeys
         }
     }
 

@@ -39,6 +39,7 @@ public final class CastFleet: Sendable {
         let groupEndpoints = NIOLockedValueBox<[String: CastSimulator]>([:])
         let configurations = requested.map { configuration in
             var configuration = configuration
+            configuration.device.joinStereoPairs(groups)
             configuration.joinsHousehold = true
             let id = configuration.device.identity.uuid
             configuration.eurekaGroups = {

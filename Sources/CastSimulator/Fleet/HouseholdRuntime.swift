@@ -185,7 +185,7 @@ final class HouseholdRuntime {
         let actions: [HouseholdAction]
         do {
             actions = try household.createGroup(uuid: declaration.uuid, name: declaration.name, members: members, leader: leaderId,
-                                                port: declaration.port)
+                                                port: declaration.port, stereoPair: declaration.stereoPair)
         } catch {
             throw HouseholdRefusal(error.description)
         }
@@ -464,7 +464,7 @@ final class HouseholdRuntime {
                 return nil
             }
             let leader: EurekaGroup.Leader = group.leaderId == deviceId ? .this : .other(host: host(of: group.leaderId))
-            return EurekaGroup(name: group.name, uuid: group.uuid, leader: leader, castPort: group.port)
+            return EurekaGroup(name: group.name, uuid: group.uuid, leader: leader, castPort: group.port, multichannel: group.isStereoPair)
         }
     }
 

@@ -51,7 +51,7 @@ struct EurekaInfo {
                 ],
             ],
             "build_info": ["build_type": 2, "cast_build_revision": .string(buildVersion), "system_build_number": "castsim"],
-            "multizone": EurekaGroup.section(groups),
+            "multizone": EurekaGroup.section(groups, keys: quirks.multizoneKeys),
             "setup": ["setup_state": 60, "ssid_suffix": "", "stats_opt_in": false],
             "net": ["ethernet_connected": true, "online": true, "ip_address": ""],
         ]

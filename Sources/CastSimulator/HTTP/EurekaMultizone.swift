@@ -11,6 +11,8 @@ package struct EurekaGroup: Sendable, Equatable {
     /// Where the group's Cast endpoint is: on this device, or at the leader's address.
     package var leader: Leader
     package var castPort: Int
+    /// A stereo pair's (`multichannel_group: true`).
+    package var multichannel = false
 
     package enum Leader: Sendable, Equatable {
         /// This device leads: `"elected_leader": "self"`.
@@ -19,33 +21,43 @@ package struct EurekaGroup: Sendable, Equatable {
         case other(host: String)
     }
 
-    package init(name: String, uuid: String, leader: Leader, castPort: Int) {
+    package init(name: String, uuid: String, leader: Leader, castPort: Int, multichannel: Bool = false) {
         self.name = name
         self.uuid = uuid
         self.leader = leader
         self.castPort = castPort
+        self.multichannel = multichannel
     }
 
     /// The entry. `elected_leader` is `"self"` on the leader and `"<leader ip>:<port>"`
     /// elsewhere; pychromecast takes only the address from the second form, and what the
     /// port there means is open (groups.md §8): castsim puts the group's port.
     /// `multichannel_group` is always present: Music Assistant reads it without a default.
-    var json: JSONValue {
+    /// A stereo pair's entry on newer firmware (`keys` `.current`) says `leader` and has no
+    /// `cast_port` (docs/protocol/groups.md §9).
+    func json(keys: DeviceQuirks.Eureka.MultizoneKeys) -> JSONValue {
         let electedLeader: String
         switch leader {
         case .this: electedLeader = "self"
         case .other(let host): electedLeader = "\(host.contains(":") ? "[\(host)]" : host):\(castPort)"
         }
-        return [
-            "name": .string(name), "uuid": .string(DeviceIdentity.dashed(uuid)), "elected_leader": .string(electedLeader),
-            "cast_port": .number(Double(castPort)), "multichannel_group": false, "stereo_balance": 0,
+        var entry: [String: JSONValue] = [
+            "name": .string(name), "uuid": .string(DeviceIdentity.dashed(uuid)),
+            "multichannel_group": .bool(multichannel), "stereo_balance": 0,
         ]
+        if multichannel, keys == .current {
+            entry["leader"] = .string(electedLeader)
+        } else {
+            entry["elected_leader"] = .string(electedLeader)
+            entry["cast_port"] = .number(Double(castPort))
+        }
+        return .object(entry)
     }
 
     /// The `multizone` section: static groups in `groups`; castsim makes no dynamic ones.
-    static func section(_ groups: [EurekaGroup]) -> JSONValue {
+    static func section(_ groups: [EurekaGroup], keys: DeviceQuirks.Eureka.MultizoneKeys = .legacy) -> JSONValue {
         [
-            "groups": .array(groups.map(\.json)), "dynamic_groups": [],
+            "groups": .array(groups.map { $0.json(keys: keys) }), "dynamic_groups": [],
             "audio_output_delay": 0, "audio_output_delay_hdmi": 0, "audio_output_delay_oem": 0,
             "aux_in_group": "", "multichannel_status": 0,
         ]
