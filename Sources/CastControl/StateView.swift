@@ -73,6 +73,9 @@ enum StateView {
             "customData": media.customData ?? nil,
             "items": .array(media.items.map(\.json)),
             "textTrackStyle": media.textTrackStyle ?? nil,
+            // The bits and their CAF names, as the status says them to senders.
+            "supportedMediaCommands": .number(Double(media.supportedMediaCommands.rawValue)),
+            "supportedMediaCommandNames": .array(media.supportedMediaCommands.commandNames.map(JSONValue.string)),
         ]
     }
 }

@@ -69,7 +69,7 @@ package enum ScenarioKeys {
     package static let volume: Set<String> = ["level", "muted"]
     package static let app: Set<String> = ["appId", "displayName", "namespaces", "behaviour"]
     package static let clock: Set<String> = ["mode", "speed"]
-    package static let media: Set<String> = ["duration", "streamType", "contentType", "tracks", "metadata", "video", "load"]
+    package static let media: Set<String> = ["duration", "streamType", "contentType", "tracks", "metadata", "video", "load", "userActions"]
     package static let video: Set<String> = ["width", "height", "hdr"]
     package static let load: Set<String> = ["delay", "buffering", "fail", "neverAnswers"]
     package static let buffering: Set<String> = ["at", "for"]
@@ -298,6 +298,9 @@ struct ScenarioParser {
             }
             if let metadata = entry["metadata"], reader.read({ try metadata.object() }) != nil {
                 behaviour.metadata = metadata.value
+            }
+            if let actions = entry["userActions"] {
+                behaviour.userActions = elements(actions) { reader.read($0) { try $0.oneOf(UserActionRequest.actions) } }
             }
             if let video = entry["video"], reader.members(video, allowed: ScenarioKeys.video) != nil {
                 // What the picture is, for the device's media support (a profile's).

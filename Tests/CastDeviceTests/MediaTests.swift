@@ -249,7 +249,7 @@ struct MediaTests {
             let replies = harness.send(connection, to: transportId, CastNamespace.media, bad)
             #expect(replies.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 6, "reason": "INVALID_PARAMS"]], "\(bad.jsonText())")
         }
-        #expect(command(&harness, connection, transportId, ["type": "LOAD_BY_ENTITY", "requestId": 7]).map(\.json)
+        #expect(command(&harness, connection, transportId, ["type": "DANCE", "requestId": 7]).map(\.json)
             == [["type": "INVALID_REQUEST", "requestId": 7, "reason": "INVALID_COMMAND"]])
         #expect(harness.snapshot.media == nil)
     }

@@ -36,6 +36,9 @@ public struct MediaLoadBehaviour: Sendable, Equatable, Codable {
     /// The picture's size and HDR format, checked against the device's ``MediaSupport``.
     public var video: MediaSupport.Facts?
     public var bufferingPhases: [BufferingPhase]
+    /// The USER_ACTIONs the receiver takes for this media (LIKE, FOLLOW, ...): each with a
+    /// bit of its own is in `supportedMediaCommands` while it plays; others are refused.
+    public var userActions: [String] = []
 
     public init(outcome: Outcome = .play, loadDelay: Double = 0, duration: Double? = nil,
                 streamType: MediaInformation.StreamType? = nil, contentType: String? = nil, tracks: JSONValue? = nil,

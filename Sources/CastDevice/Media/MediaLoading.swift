@@ -43,6 +43,7 @@ extension MediaReceiver {
             item.media.duration = settings.defaultMediaDuration
         }
         session.queue.replaceItem(item)
+        session.userActions = behaviour.userActions
         session.stallsAhead = behaviour.bufferingPhases.sorted { $0.position < $1.position }
         session.currentItemId = item.itemId
         session.preloadedItemId = nil

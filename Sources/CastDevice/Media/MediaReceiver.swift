@@ -44,7 +44,7 @@ package struct MediaReceiver: Sendable {
         let header: RequestHeader
         switch RequestHeader.read(message.payload) {
         case .success(let read):
-            header = read
+            header = read.withStandardMediaType
         case .failure(let malformed):
             context.reject(malformed.rejection, type: nil, namespace: CastNamespace.media, label: "media",
                            to: message.requester(requestId: malformed.requestId ?? 0))
@@ -95,6 +95,20 @@ package struct MediaReceiver: Sendable {
         case .queueGetItemRange(let itemId, let nextCount, let prevCount):
             try queueGetItemRange(itemId: itemId, nextCount: nextCount, prevCount: prevCount, command, from: requester,
                                   context: &context)
+        case .storeSession: try storeSession(command, from: requester, context: &context)
+        case .resumeSession(let load): try startSession(load.start, command, from: requester, context: &context)
+        case .userAction(let action): try userAction(action, command, from: requester, context: &context)
+        case .setCredentials(let credentials): try setCredentials(credentials, command, from: requester, context: &context)
+        case .displayStatus: try getStatus(command, options: 0, from: requester, context: &context)
+        case .focusState(let inFocus):
+            // No reply (media.md §2.7); the player keeps playing.
+            context.log(.info, requester.connection, "FOCUS_STATE \(inFocus ? "IN_FOCUS" : "NOT_IN_FOCUS")")
+        case .precache:
+            // No reply: the Android SDK registers no response for it.
+            context.log(.info, requester.connection, "PRECACHE: nothing to fetch ahead on a simulated player")
+        case .preload(let itemId): try preload(itemId, command, from: requester, context: &context)
+        case .loadByEntity:
+            throw RequestRejection(reply: .error(.notSupported), detail: "LOAD_BY_ENTITY: castsim resolves no entities")
         }
     }
 

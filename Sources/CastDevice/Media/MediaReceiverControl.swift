@@ -59,7 +59,8 @@ extension MediaReceiver {
 
     /// Changes the current item's media (a new program on a channel, a text track style);
     /// MEDIA_STATUS with `media` tells every sender.
-    mutating func changeCurrentMedia(context: inout AppContext, _ change: (inout MediaInformation) -> Void) {
+    mutating func changeCurrentMedia(answering requester: Requester? = nil, context: inout AppContext,
+                                     _ change: (inout MediaInformation) -> Void) {
         guard var session = phase.session, var item = session.currentItem else { return }
         let before = item.media.textTrackStyle
         change(&item.media)
@@ -68,7 +69,7 @@ extension MediaReceiver {
         if item.media.textTrackStyle != before {
             context.raise(.textTrackStyleChanged(mediaSessionId: session.mediaSessionId, style: item.media.textTrackStyle))
         }
-        broadcastStatus(answering: nil, parts: [.media], context: &context)
+        broadcastStatus(answering: requester, parts: [.media], context: &context)
     }
 
     /// Commands the session does not offer (an entitlement without seeking): left out of

@@ -45,6 +45,8 @@ package struct MediaCommand: Sendable {
         case "LOAD", "QUEUE_LOAD": .none
         case "GET_STATUS": .addressedIfAny
         case "PLAY", "PAUSE", "SEEK": .controllable
+        case "USER_ACTION", "STORE_SESSION", "PRELOAD": .addressed
+        case "DISPLAY_STATUS", "SET_CREDENTIALS": .addressedIfAny
         case "STOP", "SET_VOLUME", "SET_PLAYBACK_RATE", "EDIT_TRACKS_INFO", "EDIT_AUDIO_TRACKS", "QUEUE_INSERT", "QUEUE_UPDATE",
              "QUEUE_REMOVE", "QUEUE_REORDER", "QUEUE_NEXT", "QUEUE_PREV", "QUEUE_SHUFFLE", "QUEUE_GET_ITEM_IDS", "QUEUE_GET_ITEMS",
              "QUEUE_GET_ITEM_RANGE": .addressed
@@ -76,6 +78,17 @@ package enum MediaRequest: Sendable {
     case queueGetItemIds
     case queueGetItems(itemIds: [Int])
     case queueGetItemRange(itemId: Int?, nextCount: Int, prevCount: Int)
+    // CAF's other requests (media.md §2.5–§2.8): stream transfer, user actions, credentials
+    // and what the Assistant sends.
+    case storeSession
+    case resumeSession(LoadRequest)
+    case userAction(UserActionRequest)
+    case setCredentials(credentials: String)
+    case displayStatus
+    case focusState(inFocus: Bool)
+    case precache
+    case preload(itemId: Int)
+    case loadByEntity
 
     init(_ header: RequestHeader) throws(RequestRejection) {
         let body = header.body
@@ -127,7 +140,7 @@ package enum MediaRequest: Sendable {
             }
             self = .queueGetItemRange(itemId: itemId, nextCount: nextCount, prevCount: prevCount)
         default:
-            throw .invalidRequest(.invalidCommand, "unsupported media request type \"\(header.type)\"")
+            self = try Self.cafRequest(header)
         }
     }
 }

@@ -34,6 +34,8 @@ struct MediaSession: Sendable, Equatable {
     /// Commands this session does not offer, whatever the app allows (an entitlement
     /// without seeking, say).
     var withheldCommands: MediaCommands = []
+    /// The USER_ACTIONs the current item takes (its catalog entry's).
+    var userActions: [String] = []
     /// The item that last finished loading; nil until the first load completes, which is
     /// when the session counts as started.
     var loadedItemId: Int?

@@ -1,32 +1,6 @@
 import CastWire
 
 /// Command bits of `supportedMediaCommands` (docs/protocol/media.md §5.1).
-public struct MediaCommands: OptionSet, Sendable, Equatable, Codable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
-    public static let pause = MediaCommands(rawValue: 1)
-    public static let seek = MediaCommands(rawValue: 2)
-    public static let streamVolume = MediaCommands(rawValue: 4)
-    public static let streamMute = MediaCommands(rawValue: 8)
-    public static let queueNext = MediaCommands(rawValue: 64)
-    public static let queuePrev = MediaCommands(rawValue: 128)
-    public static let queueShuffle = MediaCommands(rawValue: 256)
-    public static let queueRepeatAll = MediaCommands(rawValue: 1024)
-    public static let queueRepeatOne = MediaCommands(rawValue: 2048)
-    public static let editTracks = MediaCommands(rawValue: 4096)
-    public static let playbackRate = MediaCommands(rawValue: 8192)
-    public static let streamTransfer = MediaCommands(rawValue: 262144)
-
-    /// Every command above.
-    public static let all: MediaCommands = [
-        .pause, .seek, .streamVolume, .streamMute, .queueNext, .queuePrev, .queueShuffle, .queueRepeatAll,
-        .queueRepeatOne, .editTracks, .playbackRate, .streamTransfer,
-    ]
-    /// What any session of a media receiver allows.
-    static let basic: MediaCommands = [.pause, .seek, .streamVolume, .streamMute, .playbackRate, .streamTransfer]
-}
-
 /// Which optional parts a MEDIA_STATUS entry carries.
 struct MediaStatusParts: OptionSet {
     let rawValue: Int
@@ -66,6 +40,7 @@ extension MediaReceiver {
         if session.queue.hasPrevious(before: current) || repeating { commands.insert(.queuePrev) }
         if session.queue.items.count > 1 || repeating { commands.formUnion([.queueShuffle, .queueRepeatAll, .queueRepeatOne]) }
         if session.currentItem?.media.hasTracks == true { commands.insert(.editTracks) }
+        for action in session.userActions { if let bit = MediaCommands.userActions[action] { commands.insert(bit) } }
         return commands.intersection(settings.allowedCommands).subtracting(session.withheldCommands)
     }
 

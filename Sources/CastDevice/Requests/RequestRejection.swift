@@ -13,6 +13,11 @@ package enum InvalidRequestReason: String, Sendable, Equatable, CaseIterable {
     case invalidRequest = "INVALID_REQUEST"
 }
 
+/// `reason` of a media ERROR reply (media.md §3): what CAF answers a request it does not take.
+package enum ErrorReason: String, Sendable, Equatable, CaseIterable {
+    case notSupported = "NOT_SUPPORTED"
+}
+
 /// `reason` of a LAUNCH_ERROR reply (platform.md §4).
 package enum LaunchErrorReason: String, Sendable, Equatable, CaseIterable {
     case badParameter = "BAD_PARAMETER"
@@ -34,6 +39,8 @@ package struct RequestRejection: Error, Sendable {
         case invalidPlayerState
         /// `{"type":"LAUNCH_ERROR","requestId":N,"reason":...,"appId"?:...}`
         case launchError(LaunchErrorReason, appId: String?)
+        /// `{"type":"ERROR","requestId":N,"reason":...}`
+        case error(ErrorReason)
     }
 
     package var reply: Reply
@@ -68,6 +75,8 @@ package struct RequestRejection: Error, Sendable {
             var fields: [String: JSONValue] = ["type": "LAUNCH_ERROR", "requestId": id, "reason": .string(reason.rawValue)]
             if let appId { fields["appId"] = .string(appId) }
             return JSONPayload(.object(fields))
+        case .error(let reason):
+            return JSONPayload(["type": "ERROR", "requestId": id, "reason": .string(reason.rawValue)])
         }
     }
 
@@ -77,6 +86,7 @@ package struct RequestRejection: Error, Sendable {
         case .invalidRequest(let reason): "INVALID_REQUEST \(reason.rawValue)"
         case .invalidPlayerState: "INVALID_PLAYER_STATE"
         case .launchError(let reason, _): "LAUNCH_ERROR \(reason.rawValue)"
+        case .error(let reason): "ERROR \(reason.rawValue)"
         }
         if let type { return "\(namespace) \(type): \(detail) → \(answer)" }
         return "\(namespace): \(detail) → \(answer)"

@@ -1,0 +1,94 @@
+import CastWire
+
+// What CAF does with the session beyond playing it (docs/protocol/media.md §2.5–§2.8):
+// stores it for a transfer, takes user actions and credentials, preloads an item.
+
+extension MediaReceiver {
+    /// STORE_SESSION: SESSION_STATE to the asker, with what a RESUME_SESSION on another
+    /// device needs to go on from here (the media, the queue, the position, the rate, the
+    /// tracks, customData). The session goes on: whoever moves it stops it here.
+    mutating func storeSession(_ command: MediaCommand, from requester: Requester, context: inout AppContext)
+        throws(RequestRejection)
+    {
+        let session = try addressedSession(command)
+        guard let state = sessionState(session, at: context.now) else { throw .invalidPlayerState("no current item to store") }
+        context.send(JSONPayload(["type": "SESSION_STATE", "requestId": .number(Double(requester.requestId)), "sessionState": state]),
+                     namespace: CastNamespace.media, to: requester)
+        context.log(.info, requester.connection, "STORE_SESSION: media session \(session.mediaSessionId) stored at \(NumberText.format(phase.currentTime(at: context.now))) s")
+    }
+
+    /// `sessionState`: `loadRequestData` as a LOAD would carry it, the queue in `queueData`.
+    func sessionState(_ session: MediaSession, at now: SimTime) -> JSONValue? {
+        guard let item = session.currentItem, let index = session.queue.items.firstIndex(where: { $0.itemId == item.itemId }) else {
+            return nil
+        }
+        var queueData: [String: JSONValue] = [:]
+        if case .object(let echoed)? = session.queue.queueData { queueData = echoed }
+        queueData["items"] = .array(session.queue.items.map(\.json))
+        queueData["startIndex"] = .number(Double(index))
+        queueData["repeatMode"] = .string(session.queue.repeatMode.rawValue)
+        var load: [String: JSONValue] = [
+            "media": item.media.json,
+            "autoplay": .bool(phase.name != .paused),
+            "currentTime": .number(phase.currentTime(at: now)),
+            "playbackRate": .number(session.playbackRate),
+            "activeTrackIds": .array(session.activeTrackIds.map { .number(Double($0)) }),
+            "queueData": .object(queueData),
+        ]
+        if let customData = session.customData { load["customData"] = customData }
+        if let credentials = session.credentials { load["credentials"] = .string(credentials) }
+        if let type = session.credentialsType { load["credentialsType"] = .string(type) }
+        return ["loadRequestData": .object(load)]
+    }
+
+    /// USER_ACTION: the current item's `userActionStates` gains the action (or loses it,
+    /// with `clear`), and every sender sees it. An action the item does not take is
+    /// refused with ERROR NOT_SUPPORTED, as CAF refuses a command it did not declare.
+    mutating func userAction(_ action: UserActionRequest, _ command: MediaCommand, from requester: Requester,
+                             context: inout AppContext) throws(RequestRejection)
+    {
+        let session = try addressedSession(command)
+        guard session.userActions.contains(action.userAction) else {
+            throw RequestRejection(reply: .error(.notSupported),
+                                   detail: "USER_ACTION \(action.userAction): the item takes \(session.userActions.isEmpty ? "none" : session.userActions.joined(separator: ", ")) (the media entry's userActions)")
+        }
+        changeCurrentMedia(answering: requester, context: &context) { media in
+            var states = media.passthrough["userActionStates"]?.arrayValue ?? []
+            states.removeAll { $0["userAction"]?.stringValue == action.userAction }
+            if !action.clear {
+                var state: [String: JSONValue] = ["userAction": .string(action.userAction)]
+                if let customData = action.customData { state["customData"] = customData }
+                states.append(.object(state))
+            }
+            media.passthrough["userActionStates"] = .array(states)
+        }
+    }
+
+    /// SET_CREDENTIALS: the session's credentials change; MEDIA_STATUS answers.
+    mutating func setCredentials(_ credentials: String, _ command: MediaCommand, from requester: Requester, context: inout AppContext)
+        throws(RequestRejection)
+    {
+        guard var session = phase.session else {
+            context.send(JSONPayload(mediaStatusMessage(requestId: requester.requestId, entries: [])), namespace: CastNamespace.media,
+                         to: requester)
+            return
+        }
+        session = try addressedSession(command)
+        session.credentials = credentials
+        phase.replaceSession(session)
+        broadcastStatus(answering: requester, context: &context)
+    }
+
+    /// PRELOAD: an item of the queue is made ready ahead (`preloadedItemId`).
+    mutating func preload(_ itemId: Int, _ command: MediaCommand, from requester: Requester, context: inout AppContext)
+        throws(RequestRejection)
+    {
+        var session = try addressedSession(command)
+        guard session.queue.item(itemId) != nil else {
+            throw .invalidParams("itemId \(itemId) is not in the queue")
+        }
+        session.preloadedItemId = itemId == session.currentItemId ? nil : itemId
+        phase.replaceSession(session)
+        broadcastStatus(answering: requester, context: &context)
+    }
+}
