@@ -53,6 +53,9 @@ package enum EventView {
             return ["kind": "activeTracksChanged", "mediaSessionId": number(session), "trackIds": .array(trackIds.map(number))]
         case .textTrackStyleChanged(let session, let style):
             return ["kind": "textTrackStyleChanged", "mediaSessionId": number(session), "style": style ?? nil]
+        case .adBreakChanged(let session, let breakId, let clipId):
+            return ["kind": "adBreakChanged", "mediaSessionId": number(session), "breakId": breakId.map(JSONValue.string) ?? nil,
+                    "breakClipId": clipId.map(JSONValue.string) ?? nil]
         case .standbyChanged(let standby):
             return ["kind": "standbyChanged", "standby": .bool(standby)]
         case .activeInputChanged(let active):

@@ -76,6 +76,7 @@ enum StateView {
             // The bits and their CAF names, as the status says them to senders.
             "supportedMediaCommands": .number(Double(media.supportedMediaCommands.rawValue)),
             "supportedMediaCommandNames": .array(media.supportedMediaCommands.commandNames.map(JSONValue.string)),
+            "breakStatus": media.breakStatus ?? nil,
         ]
     }
 }

@@ -83,6 +83,8 @@ extension ScenarioParser {
             return .device(.setDeviceVolume(level: level, muted: muted))
         case "buffering":
             return reader.read { try value.duration(allowZero: false) }.map { .device(.buffer(seconds: $0)) }
+        case "adBreak":
+            return reader.read { try value.oneOf(AdBreakInput.self) }.map { .device(.adBreak($0)) }
         case "playerError":
             guard reader.members(value, allowed: ScenarioKeys.playerError) != nil else { return nil }
             return .device(.playerError(detailedErrorCode: reader.read(value["detailedErrorCode"]) { try $0.int() }))

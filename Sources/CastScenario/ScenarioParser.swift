@@ -69,14 +69,14 @@ package enum ScenarioKeys {
     package static let volume: Set<String> = ["level", "muted"]
     package static let app: Set<String> = ["appId", "displayName", "namespaces", "behaviour"]
     package static let clock: Set<String> = ["mode", "speed"]
-    package static let media: Set<String> = ["duration", "streamType", "contentType", "tracks", "metadata", "video", "load", "userActions"]
+    package static let media: Set<String> = ["duration", "streamType", "contentType", "tracks", "metadata", "video", "load", "userActions", "breaks", "breakClips"]
     package static let video: Set<String> = ["width", "height", "hdr"]
     package static let load: Set<String> = ["delay", "buffering", "fail", "neverAnswers"]
     package static let buffering: Set<String> = ["at", "for"]
     package static let fail: Set<String> = ["detailedErrorCode", "reason"]
     /// The scenario's own timeline actions.
     package static let baseActions = [
-        "emit", "volume", "buffering", "playerError", "stopApp", "launchApp", "standby", "activeInput", "remote", "closeConnection",
+        "emit", "volume", "buffering", "playerError", "adBreak", "stopApp", "launchApp", "standby", "activeInput", "remote", "closeConnection",
         "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "deviceAuth", "withdraw", "restore",
         "offline", "online", "leadGroup", "createGroup", "deleteGroup",
     ]
@@ -298,6 +298,15 @@ struct ScenarioParser {
             }
             if let metadata = entry["metadata"], reader.read({ try metadata.object() }) != nil {
                 behaviour.metadata = metadata.value
+            }
+            if entry["breaks"] != nil || entry["breakClips"] != nil {
+                // Checked as a LOAD's media.breaks and media.breakClips are, at this file's paths.
+                if entry["breaks"] == nil, let clips = entry["breakClips"] {
+                    reader.fail(clips, "breakClips without breaks: a break names the clips it plays")
+                } else if reader.read({ try AdBreaks.validate(entry) }) != nil {
+                    behaviour.breaks = entry["breaks"]?.value
+                    behaviour.breakClips = entry["breakClips"]?.value ?? []
+                }
             }
             if let actions = entry["userActions"] {
                 behaviour.userActions = elements(actions) { reader.read($0) { try $0.oneOf(UserActionRequest.actions) } }

@@ -260,6 +260,11 @@ class ControlClient:
         """IDLE/ERROR with that detailedErrorCode; the media session ends."""
         return self.act({"playerError": {} if code is None else {"detailedErrorCode": code}})
 
+    def ad_break(self, what: str = "start") -> ActResult:
+        """Ad breaks: ``"start"`` the item's next unwatched break now, or ``"fail"`` the
+        break clip playing (it is skipped, as CAF does with a clip that cannot load)."""
+        return self.act({"adBreak": what})
+
     def standby(self, on: bool = True) -> ActResult:
         return self.act({"standby": bool(on)})
 

@@ -37,6 +37,7 @@ HELPERS: Dict[str, List[Tuple[str, tuple, dict]]] = {
     "volume": [("set_volume", (0.3,), {}), ("set_volume", (), {"muted": True})],
     "buffering": [("buffering", (3,), {})],
     "playerError": [("player_error", (), {}), ("player_error", (104,), {})],
+    "adBreak": [("ad_break", (), {}), ("ad_break", ("fail",), {})],
     "standby": [("standby", (), {}), ("standby", (False,), {})],
     "activeInput": [("active_input", (), {}), ("active_input", (False,), {})],
     "launchApp": [("launch_app", ("CC1AD845",), {})],

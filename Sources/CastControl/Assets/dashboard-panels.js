@@ -118,6 +118,14 @@
     const buffering = !!media && (phase === "buffering" || playerState === "BUFFERING" || media.bufferingUntil != null);
     $("buffering").hidden = !buffering;
     $("buffering").lastChild.textContent = isNum(media && media.bufferingUntil) ? `Buffering until ${fmtSim(media.bufferingUntil)}` : "Buffering";
+    // An ad break: which one, which clip, how far, and when it may be skipped.
+    const ad = media && media.breakStatus;
+    $("ad-break").hidden = !ad;
+    if (ad) {
+      const clipTime = isNum(ad.currentBreakClipTime) ? `${Math.floor(ad.currentBreakClipTime)} s` : "";
+      const skip = isNum(ad.whenSkippable) ? (ad.currentBreakClipTime >= ad.whenSkippable ? " · skippable" : ` · skippable at ${ad.whenSkippable} s`) : "";
+      $("ad-break").textContent = `Ad · ${ad.breakId} · ${ad.breakClipId} ${clipTime}${skip}`;
+    }
     const rate = media && isNum(media.playbackRate) ? media.playbackRate : 1;
     $("rate").textContent = rate !== 1 ? `×${rate}` : "";
 

@@ -96,6 +96,7 @@ package struct AppMessage: Sendable {
 package enum AppInput: Sendable, Equatable {
     case buffer(seconds: Double)
     case playerError(detailedErrorCode: Int?)
+    case adBreak(AdBreakInput)
     case remote(OperatorInput.RemoteKey)
     /// One of the app's own timeline actions (``AppPlugin/actions``), as checked.
     case action(AppAction)

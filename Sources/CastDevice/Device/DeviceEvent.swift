@@ -40,6 +40,8 @@ public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
         case playbackRateChanged(mediaSessionId: Int, rate: Double)
         case activeTracksChanged(mediaSessionId: Int, trackIds: [Int])
         case textTrackStyleChanged(mediaSessionId: Int, style: JSONValue?)
+        /// An ad break's clip started playing (`breakId` nil: the break is over).
+        case adBreakChanged(mediaSessionId: Int, breakId: String?, clipId: String?)
         case standbyChanged(Bool)
         /// The TV switched to the device's input (true) or away from it.
         case activeInputChanged(Bool)
@@ -77,6 +79,8 @@ extension DeviceEvent.Kind: CustomStringConvertible {
         case .playbackRateChanged(let id, let rate): "playbackRateChanged session \(id) \(rate)"
         case .activeTracksChanged(let id, let trackIds): "activeTracksChanged session \(id) \(trackIds)"
         case .textTrackStyleChanged(let id, let style): "textTrackStyleChanged session \(id) \(style?.jsonText() ?? "none")"
+        case .adBreakChanged(let id, let breakId, let clipId):
+            breakId.map { "adBreakChanged session \(id) break \($0) clip \(clipId ?? "none")" } ?? "adBreakChanged session \(id) break over"
         case .standbyChanged(let standby): "standbyChanged \(standby)"
         case .activeInputChanged(let active): "activeInputChanged \(active)"
         case .advertisementChanged(let change): "advertisement \(change)"

@@ -39,6 +39,10 @@ public struct MediaLoadBehaviour: Sendable, Equatable, Codable {
     /// The USER_ACTIONs the receiver takes for this media (LIKE, FOLLOW, ...): each with a
     /// bit of its own is in `supportedMediaCommands` while it plays; others are refused.
     public var userActions: [String] = []
+    /// Ad breaks the receiver puts in this media (`media.breaks` and `media.breakClips` as
+    /// a LOAD carries them), when the sender sends none.
+    public var breaks: JSONValue?
+    public var breakClips: JSONValue?
 
     public init(outcome: Outcome = .play, loadDelay: Double = 0, duration: Double? = nil,
                 streamType: MediaInformation.StreamType? = nil, contentType: String? = nil, tracks: JSONValue? = nil,

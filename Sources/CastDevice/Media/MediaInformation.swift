@@ -76,6 +76,7 @@ public struct MediaInformation: Sendable, Equatable {
         }
         fields.removeValue(forKey: "textTrackStyle")
         try JSONType.check(reader, Self.passthroughTypes)
+        try AdBreaks.validate(reader)
         if let metadata = reader["metadata"] { _ = try metadata.optionalInt("metadataType") }
         passthrough = fields
     }

@@ -44,6 +44,8 @@ extension MediaReceiver {
         }
         session.queue.replaceItem(item)
         session.userActions = behaviour.userActions
+        session.adBreaks = AdBreaks(item.media)
+        session.inBreak = nil
         session.stallsAhead = behaviour.bufferingPhases.sorted { $0.position < $1.position }
         session.currentItemId = item.itemId
         session.preloadedItemId = nil
@@ -81,6 +83,11 @@ extension MediaReceiver {
         if let metadata = behaviour.metadata, media.passthrough["metadata"] == nil || media.passthrough["metadata"] == [:] {
             media.passthrough["metadata"] = metadata
         }
+        // Breaks the receiver inserts (server-side ad decisions), unless the sender sent its own.
+        if let breaks = behaviour.breaks, media.passthrough["breaks"] == nil {
+            media.passthrough["breaks"] = breaks
+            media.passthrough["breakClips"] = behaviour.breakClips ?? []
+        }
         // Checked when the catalog was made.
         if let tracks = behaviour.tracks, media.tracks.isEmpty,
            let decoded = try? Track.decodeList(JSONReader(tracks, nullIsAbsent: true)) {
@@ -100,6 +107,8 @@ extension MediaReceiver {
             session.loadedItemId = load.itemId
             enter(load.autoplay ? .playing(session, .init(position: position, since: now)) : .paused(session, position: position),
                   context: &context)
+            // A pre-roll (or the last break before a start position) plays first.
+            if let due = session.adBreaks?.due(from: nil, to: position) { beginBreak(due, resumeAt: position, context: &context) }
             if previous == nil {
                 context.raise(.mediaSessionStarted(mediaSessionId: session.mediaSessionId, itemId: load.itemId))
             } else if previous != load.itemId {

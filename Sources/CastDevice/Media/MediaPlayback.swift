@@ -41,7 +41,9 @@ extension MediaReceiver {
         throws(RequestRejection)
     {
         var session = try controllableSession(command)
+        if session.inBreak != nil { throw .invalidPlayerState("an ad break is playing; the content seeks after it") }
         let now = context.now
+        let from = phase.currentTime(at: now)
         let target = seekTarget(seek, at: now)
         // No resumeState keeps the state: a stalled player plays on from the new place.
         let running = seek.resumePlaying ?? (phase.name != .paused)
@@ -50,6 +52,13 @@ extension MediaReceiver {
         session.preloadedItemId = nil
         enter(running ? .playing(session, .init(position: position, since: now)) : .paused(session, position: position),
               context: &context)
+        // Past an unwatched break, that break plays first (the last one on the way), then
+        // the content goes on from where the seek asked (CAF's default break seek).
+        if position > from, let due = session.adBreaks?.due(from: from, to: position) {
+            beginBreak(due, resumeAt: position, context: &context)
+            broadcastStatus(answering: requester, parts: [.media], context: &context)
+            return
+        }
         broadcastStatus(answering: requester, context: &context)
     }
 

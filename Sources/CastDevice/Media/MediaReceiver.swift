@@ -96,6 +96,7 @@ package struct MediaReceiver: Sendable {
             try queueGetItemRange(itemId: itemId, nextCount: nextCount, prevCount: prevCount, command, from: requester,
                                   context: &context)
         case .storeSession: try storeSession(command, from: requester, context: &context)
+        case .skipAd: try skipAd(command, from: requester, context: &context)
         case .resumeSession(let load): try startSession(load.start, command, from: requester, context: &context)
         case .userAction(let action): try userAction(action, command, from: requester, context: &context)
         case .setCredentials(let credentials): try setCredentials(credentials, command, from: requester, context: &context)
@@ -137,6 +138,11 @@ package struct MediaReceiver: Sendable {
         let from = phase.name
         let mediaSessionId = next.session?.mediaSessionId ?? phase.session?.mediaSessionId
         phase = next
+        // A break's clip moves only while the player plays.
+        if phase.session?.inBreak != nil {
+            let playing = phase.name == .playing, now = context.now
+            _ = try? phase.updateSession { session throws(RequestRejection) in session.inBreak?.follow(playing: playing, at: now) }
+        }
         if from != next.name, let mediaSessionId {
             context.raise(.playerStateChanged(mediaSessionId: mediaSessionId, from: from, to: next.name))
         }
@@ -159,6 +165,8 @@ package struct MediaReceiver: Sendable {
         switch input {
         case .buffer(let seconds):
             startBuffering(for: seconds, context: &context)
+        case .adBreak(let input):
+            applyBreakInput(input, context: &context)
         case .playerError(let code):
             guard let session = phase.session else { return }
             context.log(.info, nil, "player error\(code.map { " \($0)" } ?? "") ends media session \(session.mediaSessionId)")

@@ -21,6 +21,8 @@ extension MediaRequest {
                 return load
             }
             return .resumeSession(try LoadRequest(loadRequest))
+        case "SKIP_AD":
+            return .skipAd
         case "USER_ACTION":
             return .userAction(try UserActionRequest(body))
         case "SET_CREDENTIALS":

@@ -45,7 +45,7 @@ package struct MediaCommand: Sendable {
         case "LOAD", "QUEUE_LOAD": .none
         case "GET_STATUS": .addressedIfAny
         case "PLAY", "PAUSE", "SEEK": .controllable
-        case "USER_ACTION", "STORE_SESSION", "PRELOAD": .addressed
+        case "USER_ACTION", "STORE_SESSION", "PRELOAD", "SKIP_AD": .addressed
         case "DISPLAY_STATUS", "SET_CREDENTIALS": .addressedIfAny
         case "STOP", "SET_VOLUME", "SET_PLAYBACK_RATE", "EDIT_TRACKS_INFO", "EDIT_AUDIO_TRACKS", "QUEUE_INSERT", "QUEUE_UPDATE",
              "QUEUE_REMOVE", "QUEUE_REORDER", "QUEUE_NEXT", "QUEUE_PREV", "QUEUE_SHUFFLE", "QUEUE_GET_ITEM_IDS", "QUEUE_GET_ITEMS",
@@ -81,6 +81,7 @@ package enum MediaRequest: Sendable {
     // CAF's other requests (media.md §2.5–§2.8): stream transfer, user actions, credentials
     // and what the Assistant sends.
     case storeSession
+    case skipAd
     case resumeSession(LoadRequest)
     case userAction(UserActionRequest)
     case setCredentials(credentials: String)

@@ -36,6 +36,9 @@ struct MediaSession: Sendable, Equatable {
     var withheldCommands: MediaCommands = []
     /// The USER_ACTIONs the current item takes (its catalog entry's).
     var userActions: [String] = []
+    /// The current item's ad breaks, and the one playing (media.md §8).
+    var adBreaks: AdBreaks?
+    var inBreak: BreakPlayback?
     /// The item that last finished loading; nil until the first load completes, which is
     /// when the session counts as started.
     var loadedItemId: Int?
@@ -152,7 +155,8 @@ enum PlayerPhase: Sendable, Equatable {
         case .idle: 0
         case .loading(let session, let load): session.limited(load.heldPosition, at: now)
         case .playing(let session, let playhead):
-            session.limited(playhead.position(at: now, rate: session.playbackRate), at: now)
+            // The content waits at the break's position while an ad break plays.
+            session.limited(session.inBreak?.position ?? playhead.position(at: now, rate: session.playbackRate), at: now)
         case .paused(let session, let position): session.limited(position, at: now)
         case .buffering(let session, let stall): session.limited(stall.position, at: now)
         }

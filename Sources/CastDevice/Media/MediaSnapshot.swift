@@ -23,6 +23,8 @@ public struct MediaSnapshot: Sendable, Equatable {
     public var bufferingUntil: SimTime?
     public var liveSeekableRange: ClosedRange<Double>?
     public var supportedMediaCommands: MediaCommands
+    /// `breakStatus` while an ad break plays, as MEDIA_STATUS says it.
+    public var breakStatus: JSONValue?
 
     public var items: [QueueItem] { queue.items }
     public var currentItem: QueueItem? { queue.item(currentItemId) }
@@ -42,6 +44,6 @@ extension MediaReceiver {
             activeTrackIds: session.activeTrackIds, streamVolume: session.streamVolume, customData: session.customData,
             credentials: session.credentials, credentialsType: session.credentialsType, bufferingUntil: bufferingUntil,
             liveSeekableRange: session.liveSeekableRange(at: now).map { $0.start...$0.end },
-            supportedMediaCommands: supportedMediaCommands(session))
+            supportedMediaCommands: supportedMediaCommands(session), breakStatus: breakStatus(session, at: now))
     }
 }

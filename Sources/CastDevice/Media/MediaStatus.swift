@@ -41,6 +41,8 @@ extension MediaReceiver {
         if session.queue.items.count > 1 || repeating { commands.formUnion([.queueShuffle, .queueRepeatAll, .queueRepeatOne]) }
         if session.currentItem?.media.hasTracks == true { commands.insert(.editTracks) }
         for action in session.userActions { if let bit = MediaCommands.userActions[action] { commands.insert(bit) } }
+        // SKIP_AD while a clip plays that may be skipped (from the start: its bit says it can be).
+        if let playback = session.inBreak, session.adBreaks?.clip(of: playback)?.whenSkippable != nil { commands.insert(.skipAd) }
         return commands.intersection(settings.allowedCommands).subtracting(session.withheldCommands)
     }
 
@@ -68,6 +70,7 @@ extension MediaReceiver {
         if let loading = loadingItemId ?? view.load?.itemId { fields["loadingItemId"] = .number(Double(loading)) }
         if let preloaded = session.preloadedItemId { fields["preloadedItemId"] = .number(Double(preloaded)) }
         if let queueData = session.queue.queueData { fields["queueData"] = queueData }
+        if let breakStatus = breakStatus(session, at: now) { fields["breakStatus"] = breakStatus }
         if let range = session.liveSeekableRange(at: now) {
             fields["liveSeekableRange"] = [
                 "start": .number(range.start), "end": .number(range.end), "isMovingWindow": true, "isLiveDone": false,

@@ -7,6 +7,7 @@ extension MediaReceiver {
     /// Something the player will do at a given time.
     enum Due {
         case loadCompletes, bufferingEnds, stallStarts(MediaLoadBehaviour.BufferingPhase), preload, itemEnds
+        case breakStarts(AdBreaks.Break), breakClipEnds
     }
 
     /// The player's next event and when it is due. Only a playing player has a playhead
@@ -20,9 +21,17 @@ extension MediaReceiver {
         case .buffering(_, let stall):
             return (stall.until, .bufferingEnds)
         case .playing(let session, let playhead):
+            if let playback = session.inBreak {
+                // Only the clip moves while a break plays.
+                guard let clip = session.adBreaks?.clip(of: playback), let since = playback.since else { return nil }
+                return (since + max(0, clip.duration - playback.clipTime), .breakClipEnds)
+            }
             var candidates: [(time: SimTime, due: Due)] = []
             let position = phase.currentTime(at: now)
             let rate = session.playbackRate
+            if let next = session.adBreaks?.next(after: position) {
+                candidates.append((playhead.time(reaching: next.position, rate: rate), .breakStarts(next)))
+            }
             if let stall = session.stallsAhead.first(where: { $0.position >= position }) {
                 candidates.append((playhead.time(reaching: stall.position, rate: rate), .stallStarts(stall)))
             }
@@ -32,9 +41,10 @@ extension MediaReceiver {
                 candidates.append((playhead.time(reaching: max(0, end - preload), rate: rate), .preload))
             }
             if !session.isLive, let end = session.currentItem?.endPosition {
-                candidates.append((playhead.time(reaching: end, rate: rate), .itemEnds))
+                // A post-roll plays before the item ends.
+                candidates.append((playhead.time(reaching: end, rate: rate), session.adBreaks?.postRoll.map { .breakStarts($0) } ?? .itemEnds))
             }
-            // On a tie the stall comes first, then the preload, then the end (list order).
+            // On a tie a break comes first, then the stall, then the preload, then the end (list order).
             return candidates.enumerated().min { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }?.element
         }
     }
@@ -73,6 +83,12 @@ extension MediaReceiver {
                 broadcastStatus(answering: nil, context: &context)
             case .itemEnds:
                 currentItemEnded(context: &context)
+            case .breakStarts(let item):
+                let position = phase.currentTime(at: context.now)
+                beginBreak(item, resumeAt: item.isPostRoll ? position : max(position, item.position), context: &context)
+                broadcastStatus(answering: nil, parts: [.media], context: &context)
+            case .breakClipEnds:
+                finishBreakClip(answering: nil, context: &context)
             }
         }
     }

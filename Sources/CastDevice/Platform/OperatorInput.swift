@@ -10,6 +10,8 @@ public enum OperatorInput: Sendable, Equatable {
     case buffer(seconds: Double)
     /// The player fails: IDLE/ERROR, the session ends.
     case playerError(detailedErrorCode: Int?)
+    /// An ad break starts now, or the break clip playing fails to load (docs/protocol/media.md §8).
+    case adBreak(AdBreakInput)
     /// The running app quits (back to the idle screen).
     case stopApp
     /// The TV goes into or out of standby.
@@ -50,6 +52,8 @@ extension SimulatedDevice {
             withRunningApp { app, context in app.apply(.buffer(seconds: seconds), context: &context) }
         case .playerError(let code):
             withRunningApp { app, context in app.apply(.playerError(detailedErrorCode: code), context: &context) }
+        case .adBreak(let input):
+            withRunningApp { app, context in app.apply(.adBreak(input), context: &context) }
         case .remote(let key):
             withRunningApp { app, context in app.apply(.remote(key), context: &context) }
         case .app(let action):
