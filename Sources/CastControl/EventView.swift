@@ -53,6 +53,8 @@ package enum EventView {
             return ["kind": "activeTracksChanged", "mediaSessionId": number(session), "trackIds": .array(trackIds.map(number))]
         case .textTrackStyleChanged(let session, let style):
             return ["kind": "textTrackStyleChanged", "mediaSessionId": number(session), "style": style ?? nil]
+        case .sessionTransferred(let peer, let outgoing):
+            return ["kind": "sessionTransferred", "direction": outgoing ? "out" : "in", "peer": .string(peer)]
         case .adBreakChanged(let session, let breakId, let clipId):
             return ["kind": "adBreakChanged", "mediaSessionId": number(session), "breakId": breakId.map(JSONValue.string) ?? nil,
                     "breakClipId": clipId.map(JSONValue.string) ?? nil]

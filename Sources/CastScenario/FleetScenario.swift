@@ -190,6 +190,12 @@ public struct FleetScenario: Sendable {
                     if !known.contains(name) {
                         issues.append(ScenarioIssue(path: step.path, message: "no group \(JSONValue.string(name).jsonText()); the groups are \(quoted(known.sorted()))"))
                     }
+                case .household(.transferSession(let target)):
+                    if !names.contains(target) {
+                        issues.append(ScenarioIssue(path: step.path + ".transferSession", message: "\(JSONValue.string(target).jsonText()) is no device; expected one of \(quoted(names))"))
+                    } else if target == scenario.device.identity.friendlyName {
+                        issues.append(ScenarioIssue(path: step.path + ".transferSession", message: "a device cannot transfer its session to itself"))
+                    }
                 default:
                     break
                 }

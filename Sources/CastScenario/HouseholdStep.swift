@@ -51,4 +51,7 @@ public enum HouseholdStep: Sendable, Equatable {
     case createGroup(GroupDeclaration)
     /// A group is deleted: its endpoint closes, its members return to idle.
     case deleteGroup(String)
+    /// Stream transfer: the step's device's media session moves to the device named, as
+    /// a controller does it (STORE_SESSION here, RESUME_SESSION there, this one stopped).
+    case transferSession(to: String)
 }

@@ -156,6 +156,8 @@ extension ScenarioParser {
                 return nil
             }
             return .household(key == "offline" ? .offline : .online)
+        case "transferSession":
+            return reader.read { try value.string(nonEmpty: true) }.map { .household(.transferSession(to: $0)) }
         case "leadGroup":
             if let name = value.value.stringValue, !name.isEmpty { return .household(.leadGroup(name, rename: false)) }
             guard value.value.objectValue != nil else {

@@ -78,7 +78,7 @@ package enum ScenarioKeys {
     package static let baseActions = [
         "emit", "volume", "buffering", "playerError", "adBreak", "stopApp", "launchApp", "standby", "activeInput", "remote", "closeConnection",
         "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "deviceAuth", "withdraw", "restore",
-        "offline", "online", "leadGroup", "createGroup", "deleteGroup",
+        "offline", "online", "leadGroup", "createGroup", "deleteGroup", "transferSession",
     ]
     /// Every timeline action: the scenario's own, then the apps'.
     package static var actions: [String] { baseActions + AppRegistry.builtIn.actions.map(\.key) }

@@ -111,7 +111,7 @@ struct ScenarioParsingTests {
         (#"{"name": "x", "media": {"a.mp4": {"tracks": [{"trackId": 1, "type": "SUBTITLE"}]}}}"#,
          #"media["a.mp4"].tracks[0].type: expected TEXT, AUDIO or VIDEO, got "SUBTITLE""#),
         (#"{"name": "x", "timeline": [{"at": "1s"}]}"#,
-         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, adBreak, stopApp, launchApp, standby, activeInput, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance, deviceAuth, withdraw, restore, offline, online, leadGroup, createGroup, deleteGroup, emp"),
+         "timeline[0]: no action; expected one of emit, volume, buffering, playerError, adBreak, stopApp, launchApp, standby, activeInput, remote, closeConnection, stopHeartbeats, unresponsive, delayReplies, sendFrame, advance, deviceAuth, withdraw, restore, offline, online, leadGroup, createGroup, deleteGroup, transferSession, emp"),
         (#"{"name": "x", "timeline": [{"at": "1s", "withdraw": false}]}"#, "timeline[0].withdraw: expected true"),
         (#"{"name": "x", "timeline": [{"at": "1s", "restore": {"port": 70000}}]}"#,
          "timeline[0].restore.port: expected an integer from 1 to 65535, got 70000"),

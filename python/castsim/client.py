@@ -362,6 +362,11 @@ class ControlClient:
     def delete_group(self, name: str) -> ActResult:
         return self.act({"deleteGroup": name})
 
+    def transfer_session(self, to: str) -> ActResult:
+        """Stream transfer: this device's media session goes on on the device ``to`` (same
+        app, position, queue, rate and tracks) and its app stops here."""
+        return self.act({"transferSession": to})
+
     # -- the apps' own actions --------------------------------------------
 
     def emp(self, action: Mapping[str, Any]) -> ActResult:

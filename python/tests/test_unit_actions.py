@@ -56,6 +56,7 @@ HELPERS: Dict[str, List[Tuple[str, tuple, dict]]] = {
     "leadGroup": [("lead_group", ("Downstairs",), {}), ("lead_group", ("Downstairs",), {"rename": True})],
     "createGroup": [("create_group", ("Upstairs", ["Kitchen", "Bedroom"]), {"leader": "Bedroom", "port": 32100})],
     "deleteGroup": [("delete_group", ("Upstairs",), {})],
+    "transferSession": [("transfer_session", ("Bedroom",), {})],
     "emp": [("emp", ({"event": "isLive"},), {}), ("emp", ({"segmentMissing": {"from": "10m", "to": "12m"}},), {})],
 }
 

@@ -97,6 +97,8 @@ package enum AppInput: Sendable, Equatable {
     case buffer(seconds: Double)
     case playerError(detailedErrorCode: Int?)
     case adBreak(AdBreakInput)
+    /// A session stored on another device goes on here (its `sessionState`).
+    case resumeSession(JSONValue)
     case remote(OperatorInput.RemoteKey)
     /// One of the app's own timeline actions (``AppPlugin/actions``), as checked.
     case action(AppAction)

@@ -40,6 +40,8 @@ public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
         case playbackRateChanged(mediaSessionId: Int, rate: Double)
         case activeTracksChanged(mediaSessionId: Int, trackIds: [Int])
         case textTrackStyleChanged(mediaSessionId: Int, style: JSONValue?)
+        /// Stream transfer: the media session went to `peer` (outgoing) or came from it.
+        case sessionTransferred(peer: String, outgoing: Bool)
         /// An ad break's clip started playing (`breakId` nil: the break is over).
         case adBreakChanged(mediaSessionId: Int, breakId: String?, clipId: String?)
         case standbyChanged(Bool)
@@ -79,6 +81,7 @@ extension DeviceEvent.Kind: CustomStringConvertible {
         case .playbackRateChanged(let id, let rate): "playbackRateChanged session \(id) \(rate)"
         case .activeTracksChanged(let id, let trackIds): "activeTracksChanged session \(id) \(trackIds)"
         case .textTrackStyleChanged(let id, let style): "textTrackStyleChanged session \(id) \(style?.jsonText() ?? "none")"
+        case .sessionTransferred(let peer, let outgoing): outgoing ? "session moved to \(peer)" : "session came from \(peer)"
         case .adBreakChanged(let id, let breakId, let clipId):
             breakId.map { "adBreakChanged session \(id) break \($0) clip \(clipId ?? "none")" } ?? "adBreakChanged session \(id) break over"
         case .standbyChanged(let standby): "standbyChanged \(standby)"

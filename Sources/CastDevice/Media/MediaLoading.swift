@@ -9,6 +9,12 @@ extension MediaReceiver {
     /// load of its start item.
     mutating func startSession(_ start: SessionStart, _ command: MediaCommand, from requester: Requester,
                                context: inout AppContext) throws(RequestRejection) {
+        try startSession(start, label: command.type, from: requester, context: &context)
+    }
+
+    /// The same, for a load no sender asked for (a session moved here): `label` names it in the log.
+    mutating func startSession(_ start: SessionStart, label: String, from requester: Requester?,
+                               context: inout AppContext) throws(RequestRejection) {
         if let rate = start.playbackRate { try settings.checkRate(rate) }
         endSession(reason: .interrupted, answering: nil, context: &context)
 
@@ -21,8 +27,8 @@ extension MediaReceiver {
             credentialsType: start.credentialsType, liveWindow: settings.liveWindow, withheldCommands: start.withheldCommands)
         beginLoad(of: first, in: session, requester: requester, autoplay: first.autoplay, position: start.startTime,
                   initial: true, outcome: start.outcome, context: &context)
-        context.log(.info, requester.connection,
-                    "\(command.type) \(first.media.contentId) → media session \(session.mediaSessionId), \(start.items.count) item(s)")
+        context.log(.info, requester?.connection,
+                    "\(label) \(first.media.contentId) → media session \(session.mediaSessionId), \(start.items.count) item(s)")
         // media.md §6.1: first IDLE with extendedStatus LOADING (requestId 0) ...
         broadcastStatus(answering: nil, parts: [.media, .loading], context: &context)
         // ... then, once loaded, the status that answers the request.

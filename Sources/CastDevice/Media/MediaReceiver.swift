@@ -167,6 +167,8 @@ package struct MediaReceiver: Sendable {
             startBuffering(for: seconds, context: &context)
         case .adBreak(let input):
             applyBreakInput(input, context: &context)
+        case .resumeSession(let state):
+            resumeSession(state, context: &context)
         case .playerError(let code):
             guard let session = phase.session else { return }
             context.log(.info, nil, "player error\(code.map { " \($0)" } ?? "") ends media session \(session.mediaSessionId)")

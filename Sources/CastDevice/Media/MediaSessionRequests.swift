@@ -4,6 +4,17 @@ import CastWire
 // stores it for a transfer, takes user actions and credentials, preloads an item.
 
 extension MediaReceiver {
+    /// A session moved here from another device (a household's `transferSession`): loaded
+    /// from its `loadRequestData` as RESUME_SESSION would, every sender told.
+    mutating func resumeSession(_ state: JSONValue, context: inout AppContext) {
+        guard let load = JSONReader(state, nullIsAbsent: true)["loadRequestData"] else { return }
+        do {
+            try startSession(try LoadRequest(load).start, label: "RESUME_SESSION", from: nil, context: &context)
+        } catch {
+            context.log(.warning, nil, "the session moved here cannot be resumed: \(error.detail)")
+        }
+    }
+
     /// STORE_SESSION: SESSION_STATE to the asker, with what a RESUME_SESSION on another
     /// device needs to go on from here (the media, the queue, the position, the rate, the
     /// tracks, customData). The session goes on: whoever moves it stops it here.
@@ -11,34 +22,10 @@ extension MediaReceiver {
         throws(RequestRejection)
     {
         let session = try addressedSession(command)
-        guard let state = sessionState(session, at: context.now) else { throw .invalidPlayerState("no current item to store") }
+        guard let state = snapshot(at: context.now)?.sessionState else { throw .invalidPlayerState("no current item to store") }
         context.send(JSONPayload(["type": "SESSION_STATE", "requestId": .number(Double(requester.requestId)), "sessionState": state]),
                      namespace: CastNamespace.media, to: requester)
         context.log(.info, requester.connection, "STORE_SESSION: media session \(session.mediaSessionId) stored at \(NumberText.format(phase.currentTime(at: context.now))) s")
-    }
-
-    /// `sessionState`: `loadRequestData` as a LOAD would carry it, the queue in `queueData`.
-    func sessionState(_ session: MediaSession, at now: SimTime) -> JSONValue? {
-        guard let item = session.currentItem, let index = session.queue.items.firstIndex(where: { $0.itemId == item.itemId }) else {
-            return nil
-        }
-        var queueData: [String: JSONValue] = [:]
-        if case .object(let echoed)? = session.queue.queueData { queueData = echoed }
-        queueData["items"] = .array(session.queue.items.map(\.json))
-        queueData["startIndex"] = .number(Double(index))
-        queueData["repeatMode"] = .string(session.queue.repeatMode.rawValue)
-        var load: [String: JSONValue] = [
-            "media": item.media.json,
-            "autoplay": .bool(phase.name != .paused),
-            "currentTime": .number(phase.currentTime(at: now)),
-            "playbackRate": .number(session.playbackRate),
-            "activeTrackIds": .array(session.activeTrackIds.map { .number(Double($0)) }),
-            "queueData": .object(queueData),
-        ]
-        if let customData = session.customData { load["customData"] = customData }
-        if let credentials = session.credentials { load["credentials"] = .string(credentials) }
-        if let type = session.credentialsType { load["credentialsType"] = .string(type) }
-        return ["loadRequestData": .object(load)]
     }
 
     /// USER_ACTION: the current item's `userActionStates` gains the action (or loses it,

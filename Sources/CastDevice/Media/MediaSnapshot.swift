@@ -47,3 +47,29 @@ extension MediaReceiver {
             supportedMediaCommands: supportedMediaCommands(session), breakStatus: breakStatus(session, at: now))
     }
 }
+
+extension MediaSnapshot {
+    /// STORE_SESSION's `sessionState` (docs/protocol/media.md §2.5): `loadRequestData` as a
+    /// LOAD would carry it (the media, autoplay as the player is, the position, the rate,
+    /// the tracks, customData, credentials), the queue in its `queueData`. Nil without an item.
+    public var sessionState: JSONValue? {
+        guard let item = currentItem, let index = queue.items.firstIndex(where: { $0.itemId == item.itemId }) else { return nil }
+        var queueData: [String: JSONValue] = [:]
+        if case .object(let echoed)? = queue.queueData { queueData = echoed }
+        queueData["items"] = .array(queue.items.map(\.json))
+        queueData["startIndex"] = .number(Double(index))
+        queueData["repeatMode"] = .string(queue.repeatMode.rawValue)
+        var load: [String: JSONValue] = [
+            "media": item.media.json,
+            "autoplay": .bool(playerState != .paused),
+            "currentTime": .number(currentTime),
+            "playbackRate": .number(playbackRate),
+            "activeTrackIds": .array(activeTrackIds.map { .number(Double($0)) }),
+            "queueData": .object(queueData),
+        ]
+        if let customData { load["customData"] = customData }
+        if let credentials { load["credentials"] = .string(credentials) }
+        if let credentialsType { load["credentialsType"] = .string(credentialsType) }
+        return ["loadRequestData": .object(load)]
+    }
+}

@@ -21,6 +21,12 @@ public enum OperatorInput: Sendable, Equatable {
     case setActiveInput(Bool)
     /// Launches an app as if from the TV's own menu.
     case launchApp(appId: String)
+    /// Stream transfer (docs/protocol/media.md §2.5): the session moves to `peer`; the app
+    /// stops here, as the source stops once its session is elsewhere.
+    case sessionMovedAway(to: String)
+    /// A session stored on `peer` (its `sessionState`) goes on here in `appId`, launched if
+    /// it does not run.
+    case resumeSession(appId: String, sessionState: JSONValue, from: String)
     /// Pause, play or stop from the remote.
     case remote(RemoteKey)
     /// Sends any message: from `source` (nil: the running app's transport, else receiver-0
@@ -84,6 +90,26 @@ extension SimulatedDevice {
                 launch(definition)
                 broadcastReceiverStatus(answering: nil)
             }
+        case .sessionMovedAway(let peer):
+            log(.info, nil, "the session moves to \(peer)")
+            raise(.sessionTransferred(peer: peer, outgoing: true))
+            if runningApp?.app.isIdleScreen == false {
+                stopRunningApp()
+                returnToIdleScreen()
+                broadcastReceiverStatus(answering: nil)
+            }
+        case .resumeSession(let appId, let state, let peer):
+            guard let definition = availableApp(appId) else {
+                log(.warning, nil, "the session from \(peer) cannot go on here: app \(appId) is not available")
+                break
+            }
+            if runningApp?.definition.appId != appId {
+                launch(definition)
+                broadcastReceiverStatus(answering: nil)
+            }
+            log(.info, nil, "the session from \(peer) goes on here")
+            raise(.sessionTransferred(peer: peer, outgoing: false))
+            withRunningApp { app, context in app.apply(.resumeSession(state), context: &context) }
         case .sendMessage(let namespace, let source, let connection, let destination, let payload):
             let from = source ?? runningApp?.transportId ?? CastEndpoint.platformReceiver
             let encoded = JSONPayload(payload)

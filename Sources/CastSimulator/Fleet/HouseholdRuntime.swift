@@ -158,7 +158,28 @@ final class HouseholdRuntime {
             let actions = try attempt { () throws(HouseholdError) in try household.deleteGroup(groupId) }
             logger.notice("group \"\(groupName)\" deleted")
             carryOut(actions)
+        case .transferSession(let targetName):
+            try transferSession(from: simulator, to: targetName)
         }
+    }
+
+    /// Stream transfer as a controller does it (docs/protocol/media.md §2.5): the source's
+    /// session state (what STORE_SESSION answers) is resumed on the target in the same app,
+    /// then the source's app stops. Refused, nothing done, when either side cannot.
+    private func transferSession(from source: CastSimulator, to targetName: String) throws(HouseholdRefusal) {
+        let sourceName = source.configuration.device.identity.friendlyName
+        guard let targetId = deviceIds[targetName], let target = devices[targetId] else {
+            throw HouseholdRefusal("no device \"\(targetName)\" in the household")
+        }
+        guard target !== source else { throw HouseholdRefusal("\(sourceName) cannot transfer its session to itself") }
+        guard household.devices[targetId]?.isOnline == true else { throw HouseholdRefusal("\(targetName) is offline") }
+        let snapshot = source.runner.value.snapshot
+        guard let app = snapshot.runningApp, let state = snapshot.media?.sessionState else {
+            throw HouseholdRefusal("\(sourceName) plays nothing to transfer")
+        }
+        logger.notice("\(sourceName)'s session (\(app.displayName)) moves to \(targetName)")
+        target.runner.value.apply(.resumeSession(appId: app.appId, sessionState: state, from: sourceName))
+        source.runner.value.apply(.sessionMovedAway(to: targetName))
     }
 
     /// The UUID of the household's group called `name`.
