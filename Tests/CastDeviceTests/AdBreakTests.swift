@@ -4,7 +4,7 @@ import CastWire
 import Foundation
 import Testing
 
-/// Ad breaks on the simulated player (docs/protocol/media.md §8) under the manual clock (the
+/// Ad breaks on the simulated player (docs/protocol/media.md §11) under the manual clock (the
 /// simulation clock alone moves: the senders' connections stay up as in real time):
 /// a pre-roll, a mid-roll at 10 minutes, a post-roll; SKIP_AD refused then allowed; a
 /// watched break not replayed after a seek back; an unwatched one played on a seek across.

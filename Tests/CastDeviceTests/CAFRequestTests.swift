@@ -4,7 +4,7 @@ import CastWire
 import Foundation
 import Testing
 
-/// CAF's requests beyond playback and queues (docs/protocol/media.md §2.2, §2.5–§2.8, §5.1):
+/// CAF's requests beyond playback and queues (docs/protocol/media.md §2.2, §2.3, §5.1, §7):
 /// the Chrome-internal names, stream transfer, user actions, credentials and the Assistant's.
 @Suite("CAF requests: Chrome's internal names, STORE/RESUME_SESSION, USER_ACTION, SET_CREDENTIALS and the rest")
 struct CAFRequestTests {

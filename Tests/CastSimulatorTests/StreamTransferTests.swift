@@ -5,7 +5,7 @@ import CastSimulatorTesting
 import CastWire
 import Testing
 
-/// Stream transfer in a household (docs/protocol/media.md §2.5): a `transferSession` step
+/// Stream transfer in a household (docs/protocol/media.md §7): a `transferSession` step
 /// moves the session as a controller does; the target's senders see it play on, the
 /// source goes back to idle.
 @Suite("Stream transfer between two devices of a household")

@@ -443,3 +443,37 @@ def test_the_tv_shows_a_dashcast_page_and_a_home_assistant_view(
     assert text(browser, '[data-panel-field="lovelacePath"]') == "kitchen"
     screenshot(browser, "7-home-assistant")
     assert_console_clean(browser, "with the receiver apps' panels")
+
+
+def test_the_tv_shows_an_ad_break(castsim_factory: Callable[..., CastsimDevice], browser: WebDriver) -> None:
+    device = castsim_factory(extra_args=("--manual-clock",))
+    sender = CastConnection(device.host, CAST_PORT)
+    try:
+        sender.send(NS_CONNECTION, text=json.dumps({"type": "CONNECT"}))
+        sender.send(NS_RECEIVER, text=json.dumps({"type": "LAUNCH", "appId": "CC1AD845", "requestId": 1}))
+        status = receive_until(
+            sender, lambda ns, p: ns == NS_RECEIVER and p.get("type") == "RECEIVER_STATUS"
+            and any(a.get("appId") == "CC1AD845" for a in p["status"].get("applications", [])), "the Default Media Receiver")
+        transport = next(a["transportId"] for a in status["status"]["applications"] if a["appId"] == "CC1AD845")
+        sender.send(NS_CONNECTION, text=json.dumps({"type": "CONNECT"}), destination=transport)
+        sender.send(NS_MEDIA, destination=transport, text=json.dumps({
+            "type": "LOAD", "requestId": 2,
+            "media": {"contentId": "http://example.test/show.mp4", "contentType": "video/mp4", "streamType": "BUFFERED", "duration": 1200,
+                      "metadata": {"metadataType": 1, "title": "The show"},
+                      "breaks": [{"id": "pre", "position": 0, "breakClipIds": ["ad1"]}],
+                      "breakClips": [{"id": "ad1", "duration": 15, "whenSkippable": 5}]},
+        }))
+        receive_until(sender, lambda ns, p: ns == NS_MEDIA and p.get("requestId") == 2, "the LOAD's answer")
+        open_dashboard(browser, device)
+        wait_until(lambda: attr(browser, "#ad-break", "hidden") is None, what="the ad break on the TV")
+        assert text(browser, "#ad-break") == "Ad · pre · ad1 0 s · skippable at 5 s"
+        screenshot(browser, "7-ad-break")
+        # The break over, the badge goes.
+        request = urllib.request.Request(f"{device.control_url}/api/v1/clock/advance", data=b'{"by": "15s"}',
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.status == 200
+        wait_until(lambda: attr(browser, "#ad-break", "hidden") is not None, what="the ad break gone from the TV")
+        assert_console_clean(browser, "with an ad break")
+    finally:
+        sender.sock.close()

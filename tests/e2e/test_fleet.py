@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import ssl
 import subprocess
+import time
 import urllib.request
 import uuid as uuidlib
 from pathlib import Path
@@ -103,3 +104,35 @@ def test_household_scenario_steps_and_expectations_name_their_device(castsim_bin
     assert [(e["device"], e["name"], e["passed"]) for e in report["expectations"]] == [
         ("Living Room TV", "the TV is asked to play something", True)]
     assert report["stepsFired"] == 1 and report["stepsTotal"] == 1
+
+
+def test_a_session_moves_to_another_device_of_the_household(castsim_bin: Path, castsim_factory) -> None:
+    # Stream transfer (docs/protocol/media.md §7) as a controller does it, through the
+    # control API: pychromecast on the target sees the session play on at the stored
+    # position within a second; the source goes back to idle.
+    household = castsim_factory(household=2, extra_args=("--devices", "2", "--name", "Room"))
+    entries = listed(castsim_bin, household)
+    source = connect_sender(member(entries[0]))
+    target = connect_sender(member(entries[1]))
+    try:
+        source.media.play_media("http://example.test/song.mp3", "audio/mp3", stream_type="BUFFERED")
+        source.media.block_until_active(timeout=10)
+        wait_until(lambda: source.media.status.player_state == "PLAYING", what="the source playing")
+        source.media.seek(60)
+        wait_until(lambda: source.media.status.current_time >= 60, what="the source at 60 s")
+        moved = ctl(castsim_bin, household, "--device", "Room", "act", '{"transferSession": "Room 2"}')
+        assert moved.returncode == 0, moved.stderr
+        started = time.monotonic()
+        target.media.block_until_active(timeout=5)
+        wait_until(lambda: target.media.status.player_state == "PLAYING", timeout=1, what="the target playing")
+        assert time.monotonic() - started < 1.5
+        assert target.media.status.content_id == "http://example.test/song.mp3"
+        assert 60 <= target.media.status.adjusted_current_time < 65
+        wait_until(lambda: source.cast.status.app_id != "CC1AD845", what="the source back to idle")
+        # Refused with the reason: nothing plays on Room now.
+        again = ctl(castsim_bin, household, "--device", "Room", "act", '{"transferSession": "Room 2"}')
+        assert again.returncode != 0 and "plays nothing to transfer" in again.stderr, again.stderr
+    finally:
+        for sender in (source, target):
+            disconnect_sender(sender)
+    assert household.stop() == 0

@@ -1,6 +1,6 @@
 import CastWire
 
-/// The ad breaks of the current item (docs/protocol/media.md §8): `media.breaks`, each a
+/// The ad breaks of the current item (docs/protocol/media.md §11): `media.breaks`, each a
 /// list of `media.breakClips` at a position of the content (-1: after it), as a LOAD or the
 /// media catalog gives them. A simulated player plays each clip for its duration while the
 /// content waits at the break's position.

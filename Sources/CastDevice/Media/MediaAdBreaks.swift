@@ -1,6 +1,6 @@
 import CastWire
 
-// Ad breaks on the simulated player (docs/protocol/media.md §8): a break starts when the
+// Ad breaks on the simulated player (docs/protocol/media.md §11): a break starts when the
 // content reaches it (or a seek passes it, or the item starts after a pre-roll), its
 // clips play one after the other while the content waits, SKIP_AD skips a clip once it
 // may be skipped, and the content goes on where it was to go on.
@@ -102,7 +102,7 @@ extension MediaReceiver {
         }
     }
 
-    /// `breakStatus` while a break plays (media.md §8.2): whole seconds are what the
+    /// `breakStatus` while a break plays (media.md §11): whole seconds are what the
     /// Android SDK reads, so the times are sent as they are and `whenSkippable` as given.
     func breakStatus(_ session: MediaSession, at now: SimTime) -> JSONValue? {
         guard let playback = session.inBreak, let item = session.adBreaks?.item(playback.breakId),

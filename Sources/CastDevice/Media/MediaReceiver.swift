@@ -102,7 +102,7 @@ package struct MediaReceiver: Sendable {
         case .setCredentials(let credentials): try setCredentials(credentials, command, from: requester, context: &context)
         case .displayStatus: try getStatus(command, options: 0, from: requester, context: &context)
         case .focusState(let inFocus):
-            // No reply (media.md §2.7); the player keeps playing.
+            // No reply (media.md §2.3); the player keeps playing.
             context.log(.info, requester.connection, "FOCUS_STATE \(inFocus ? "IN_FOCUS" : "NOT_IN_FOCUS")")
         case .precache:
             // No reply: the Android SDK registers no response for it.

@@ -1,6 +1,6 @@
 import CastWire
 
-// The requests CAF senders send beyond playback and queues (docs/protocol/media.md §2.5–§2.8),
+// The requests CAF senders send beyond playback and queues (docs/protocol/media.md §2.3, §7),
 // decoded with the same rule as the others: a known field of the wrong type or value is
 // INVALID_PARAMS, naming it.
 
@@ -62,7 +62,7 @@ extension MediaRequest {
     }
 }
 
-/// USER_ACTION: a like, a follow, a flag, on the current item (media.md §2.6).
+/// USER_ACTION: a like, a follow, a flag, on the current item (media.md §2.3).
 package struct UserActionRequest: Sendable {
     package static let actions = ["LIKE", "DISLIKE", "FOLLOW", "UNFOLLOW", "FLAG", "SKIP_AD"]
     static let contexts = ["ALBUM", "ARTIST", "CHANNEL", "COACH", "EPISODE", "MOVIE", "PLAYER", "PLAYLIST", "SERIES", "TEAM",

@@ -78,7 +78,7 @@ package enum MediaRequest: Sendable {
     case queueGetItemIds
     case queueGetItems(itemIds: [Int])
     case queueGetItemRange(itemId: Int?, nextCount: Int, prevCount: Int)
-    // CAF's other requests (media.md §2.5–§2.8): stream transfer, user actions, credentials
+    // CAF's other requests (media.md §2.3, §7): stream transfer, user actions, credentials
     // and what the Assistant sends.
     case storeSession
     case skipAd

@@ -36,7 +36,7 @@ struct MediaSession: Sendable, Equatable {
     var withheldCommands: MediaCommands = []
     /// The USER_ACTIONs the current item takes (its catalog entry's).
     var userActions: [String] = []
-    /// The current item's ad breaks, and the one playing (media.md §8).
+    /// The current item's ad breaks, and the one playing (media.md §11).
     var adBreaks: AdBreaks?
     var inBreak: BreakPlayback?
     /// The item that last finished loading; nil until the first load completes, which is

@@ -1,6 +1,6 @@
 import CastWire
 
-// What CAF does with the session beyond playing it (docs/protocol/media.md §2.5–§2.8):
+// What CAF does with the session beyond playing it (docs/protocol/media.md §2.3, §7):
 // stores it for a transfer, takes user actions and credentials, preloads an item.
 
 extension MediaReceiver {

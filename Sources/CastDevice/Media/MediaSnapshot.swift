@@ -49,7 +49,7 @@ extension MediaReceiver {
 }
 
 extension MediaSnapshot {
-    /// STORE_SESSION's `sessionState` (docs/protocol/media.md §2.5): `loadRequestData` as a
+    /// STORE_SESSION's `sessionState` (docs/protocol/media.md §7): `loadRequestData` as a
     /// LOAD would carry it (the media, autoplay as the player is, the position, the rate,
     /// the tracks, customData, credentials), the queue in its `queueData`. Nil without an item.
     public var sessionState: JSONValue? {

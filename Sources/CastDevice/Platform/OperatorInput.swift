@@ -10,7 +10,7 @@ public enum OperatorInput: Sendable, Equatable {
     case buffer(seconds: Double)
     /// The player fails: IDLE/ERROR, the session ends.
     case playerError(detailedErrorCode: Int?)
-    /// An ad break starts now, or the break clip playing fails to load (docs/protocol/media.md §8).
+    /// An ad break starts now, or the break clip playing fails to load (docs/protocol/media.md §11).
     case adBreak(AdBreakInput)
     /// The running app quits (back to the idle screen).
     case stopApp
@@ -21,7 +21,7 @@ public enum OperatorInput: Sendable, Equatable {
     case setActiveInput(Bool)
     /// Launches an app as if from the TV's own menu.
     case launchApp(appId: String)
-    /// Stream transfer (docs/protocol/media.md §2.5): the session moves to `peer`; the app
+    /// Stream transfer (docs/protocol/media.md §7): the session moves to `peer`; the app
     /// stops here, as the source stops once its session is elsewhere.
     case sessionMovedAway(to: String)
     /// A session stored on `peer` (its `sessionState`) goes on here in `appId`, launched if

@@ -163,7 +163,7 @@ final class HouseholdRuntime {
         }
     }
 
-    /// Stream transfer as a controller does it (docs/protocol/media.md §2.5): the source's
+    /// Stream transfer as a controller does it (docs/protocol/media.md §7): the source's
     /// session state (what STORE_SESSION answers) is resumed on the target in the same app,
     /// then the source's app stops. Refused, nothing done, when either side cannot.
     private func transferSession(from source: CastSimulator, to targetName: String) throws(HouseholdRefusal) {
