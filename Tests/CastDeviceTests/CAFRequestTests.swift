@@ -141,4 +141,55 @@ struct CAFRequestTests {
         }
         #expect(harness.snapshot.media?.playerState == .playing)
     }
+
+    @Test("CUSTOM_COMMAND: ERROR NOT_SUPPORTED by default; a scenario rule answers it as the app would")
+    func customCommand() throws {
+        var (harness, connection, _, transportId) = playing()
+        #expect(send(&harness, connection, transportId, ["type": "CUSTOM_COMMAND", "requestId": 3, "data": "{\"skip\":1}"]).map(\.json)
+            == [["type": "ERROR", "requestId": 3, "reason": "NOT_SUPPORTED"]])
+        #expect(send(&harness, connection, transportId, ["type": "CUSTOM_COMMAND", "requestId": 4, "source": 7]).map(\.json)
+            == [["type": "INVALID_REQUEST", "requestId": 4, "reason": "INVALID_PARAMS"]])
+        var scripted = try CastTestDevice(scenarioJSON: #"""
+            {"name": "app commands", "rules": [{"match": {"type": "CUSTOM_COMMAND"}, "action": "reply",
+                                                "reply": {"type": "CUSTOM_COMMAND_RESULT", "ok": true}}]}
+            """#)
+        let (other, otherTransport) = scripted.launch()
+        let answered = scripted.send(other, to: otherTransport, CastNamespace.media, ["type": "CUSTOM_COMMAND", "requestId": 5, "data": "x"])
+        #expect(answered.map(\.type) == ["CUSTOM_COMMAND_RESULT"] && answered.first?.requestId == 5)
+    }
+
+    @Test("videoInfo: a video item's size and HDR type once it plays (catalog facts, else up to 1080p SDR); none for audio or on a speaker")
+    func videoInfo() throws {
+        func loaded(_ contentType: String, video: MediaSupport.Facts? = nil, speaker: Bool = false) -> JSONValue? {
+            var harness = CastTestDevice { configuration in
+                if speaker { DeviceProfile.nestMini.apply(to: &configuration) } else { DeviceProfile.chromecastUltra.apply(to: &configuration) }
+                var behaviour = MediaLoadBehaviour()
+                behaviour.video = video
+                configuration.mediaCatalog.add("http://example.test/v", behaviour)
+            }
+            let (connection, transportId) = harness.launch()
+            let replies = harness.send(connection, to: transportId, CastNamespace.media,
+                                       ["type": "LOAD", "requestId": 2, "media": ["contentId": "http://example.test/v", "contentType": .string(contentType)]])
+            let loading = replies.first { $0.mediaStatus?["playerState"] == "IDLE" }?.mediaStatus
+            #expect(loading?["videoInfo"] == nil)
+            return replies.last?.mediaStatus?["videoInfo"] ?? nil
+        }
+        #expect(loaded("video/mp4") == ["width": 1920, "height": 1080, "hdrType": "sdr"])
+        #expect(loaded("video/mp4", video: .init(width: 3840, height: 2160, hdr: "dolby-vision")) == ["width": 3840, "height": 2160, "hdrType": "dv"])
+        #expect(loaded("video/mp4", video: .init(width: 3840, height: 2160, hdr: "hdr10")) == ["width": 3840, "height": 2160, "hdrType": "hdr"])
+        #expect(loaded("audio/mp3") == nil)
+        #expect(loaded("video/mp4", speaker: true) == nil)
+    }
+
+    @Test("Wrong types in STORE_SESSION and SKIP_AD are INVALID_PARAMS with the request's id")
+    func badTransferAndSkip() {
+        var (harness, connection, _, transportId) = playing()
+        for bad: JSONValue in [["type": "STORE_SESSION", "requestId": 9, "targetDeviceCapabilities": "tv"],
+                               ["type": "SKIP_AD", "requestId": 9, "mediaSessionId": "one"],
+                               ["type": "USER_ACTION", "requestId": 9, "userAction": "LIKE", "mediaSessionId": []]] {
+            #expect(send(&harness, connection, transportId, bad).map(\.json)
+                == [["type": "INVALID_REQUEST", "requestId": 9, "reason": "INVALID_PARAMS"]], "\(bad.jsonText())")
+        }
+        #expect(harness.snapshot.media?.playerState == .playing)
+    }
 }

@@ -234,4 +234,28 @@ struct MultizoneTests {
         #expect(sent.map(\.json) == [["type": "DEVICE_REMOVED", "requestId": 0, "deviceId": .string(dashed(Self.bedroomUUID))]])
         #expect(core.apply(MultizoneInput.memberRemoved(uuid: Self.bedroomUUID), now: .zero).isEmpty)
     }
+
+    @Test("A group endpoint's playback session starting and ending: PLAYBACK_SESSION_UPDATED to *; a device's own endpoint sends none")
+    func playbackSessionUpdated() throws {
+        let leader = DeviceConfiguration(identity: try DeviceIdentity(uuid: Self.speakerUUID, friendlyName: "Kitchen", supportsVideo: false))
+        var group = CastTestDevice {
+            $0 = try! .groupEndpoint(uuid: Self.groupId, name: "Upstairs", leader: leader, members: [],
+                                     volume: Volume(level: 1, muted: false))
+        }
+        let connection = connected(&group)
+        let watcher = connected(&group, 2)
+        let updates = { (sent: [SentMessage]) in sent.filter { $0.envelope.namespace == CastNamespace.multizone } }
+        let launched = group.send(connection, to: CastEndpoint.platformReceiver, CastNamespace.receiver,
+                                  ["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1])
+        #expect(updates(launched).map(\.json) == [["type": "PLAYBACK_SESSION_UPDATED", "requestId": 0]])
+        #expect(updates(launched).first?.isBroadcast == true && updates(launched).first?.to.contains(watcher) == true)
+        var core = group.device
+        let stopped = core.apply(.stopApp, now: .zero).compactMap(SentMessage.init)
+        let update = updates(stopped)
+        #expect(update.map(\.json) == [["type": "PLAYBACK_SESSION_UPDATED", "requestId": 0]])
+        var device = CastTestDevice { $0 = leader }
+        _ = device.launch()
+        var own = device.device
+        #expect(updates(own.apply(.stopApp, now: .zero).compactMap(SentMessage.init)).isEmpty)
+    }
 }

@@ -29,6 +29,9 @@ enum MultizoneMessages {
         JSONPayload(["type": "CASTING_GROUPS", "requestId": .number(Double(requestId)), "groups": []])
     }
 
+    /// `{"type":"PLAYBACK_SESSION_UPDATED","requestId":0}`, broadcast by a group endpoint.
+    static let playbackSessionUpdated = JSONPayload(["type": "PLAYBACK_SESSION_UPDATED", "requestId": 0])
+
     /// `{"type":"DEVICE_ADDED","requestId":0,"device":{…}}`, broadcast.
     static func deviceAdded(_ member: MultizoneMember) -> JSONPayload {
         JSONPayload(["type": "DEVICE_ADDED", "requestId": 0, "device": member.json])

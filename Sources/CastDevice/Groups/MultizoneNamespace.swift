@@ -77,4 +77,13 @@ extension SimulatedDevice {
         log(.info, requester.connection, rejection.logLine(namespace: "multizone", type: type))
         replyMultizone(rejection.payload(requestId: requester.requestId), to: requester)
     }
+
+    /// A group's playback session began or ended (MULTIZONE_STATUS's `playbackSession`
+    /// comes or goes): PLAYBACK_SESSION_UPDATED to the group's senders, with nothing else
+    /// in it. Its payload and timing are in no source (groups.md §4.1 [?]); pychromecast
+    /// reads only `type`.
+    mutating func groupPlaybackSessionUpdated() {
+        guard configuration.multizone.isGroup else { return }
+        broadcastMultizone(MultizoneMessages.playbackSessionUpdated)
+    }
 }

@@ -51,6 +51,8 @@ extension MediaReceiver {
         session.queue.replaceItem(item)
         session.userActions = behaviour.userActions
         session.adBreaks = AdBreaks(item.media)
+        session.videoInfo = settings.videoInfo(contentType: behaviour.contentType ?? item.media.passthrough["contentType"]?.stringValue,
+                                               facts: behaviour.video)
         session.inBreak = nil
         session.stallsAhead = behaviour.bufferingPhases.sorted { $0.position < $1.position }
         session.currentItemId = item.itemId

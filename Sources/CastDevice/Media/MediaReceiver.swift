@@ -10,6 +10,8 @@ package struct MediaSettings: Sendable {
     let allowedCommands: MediaCommands
     /// What the device decodes (its profile's); nil: anything.
     let mediaSupport: MediaSupport?
+    /// Whether the device shows pictures (a speaker reports no `videoInfo`).
+    let supportsVideo: Bool
 
     package init(_ launch: AppLaunch) {
         catalog = launch.configuration.mediaCatalog
@@ -18,6 +20,23 @@ package struct MediaSettings: Sendable {
         playbackRateRange = launch.configuration.playbackRateRange
         allowedCommands = launch.definition.allowedMediaCommands
         mediaSupport = launch.configuration.mediaSupport
+        supportsVideo = launch.configuration.identity.supportsVideo
+    }
+
+    /// MediaStatus `videoInfo` of a video item on a device with a picture (media.md §4.1):
+    /// its size and HDR type as the media catalog's `video` facts say, else the largest
+    /// picture the device shows up to 1080p, SDR. The Android SDK needs all three keys and
+    /// integer sizes. Nil for audio, or on a speaker.
+    func videoInfo(contentType: String?, facts: MediaSupport.Facts?) -> JSONValue? {
+        guard supportsVideo, facts?.width != nil || contentType?.lowercased().hasPrefix("video/") == true else { return nil }
+        let width = facts?.width ?? min(1920, mediaSupport?.maxWidth ?? 1920)
+        let height = facts?.height ?? min(1080, mediaSupport?.maxHeight ?? 1080)
+        let hdrType = switch facts?.hdr {
+        case "dolby-vision"?: "dv"
+        case nil: "sdr"
+        default: "hdr"
+        }
+        return ["width": .number(Double(width)), "height": .number(Double(height)), "hdrType": .string(hdrType)]
     }
 
     /// The one check of a playback rate, for LOAD's `playbackRate` and SET_PLAYBACK_RATE.
@@ -108,6 +127,9 @@ package struct MediaReceiver: Sendable {
             // No reply: the Android SDK registers no response for it.
             context.log(.info, requester.connection, "PRECACHE: nothing to fetch ahead on a simulated player")
         case .preload(let itemId): try preload(itemId, command, from: requester, context: &context)
+        case .customCommand:
+            // An app's own: a scenario rule answers it as the app would.
+            throw RequestRejection(reply: .error(.notSupported), detail: "CUSTOM_COMMAND: no app command here (a scenario rule can answer it)")
         case .loadByEntity:
             throw RequestRejection(reply: .error(.notSupported), detail: "LOAD_BY_ENTITY: castsim resolves no entities")
         }

@@ -51,6 +51,10 @@ extension MediaRequest {
                 throw .invalidParams("PRELOAD needs itemId")
             }
             return .preload(itemId: itemId)
+        case "CUSTOM_COMMAND":
+            // `data` is the app's own (usually stringified JSON); `source` the Assistant's query.
+            _ = try params { () throws(JSONReadError) in try body.optionalString("source") }
+            return .customCommand
         case "LOAD_BY_ENTITY":
             guard try params({ () throws(JSONReadError) in try body.optionalString("entity") }) != nil else {
                 throw .invalidParams("LOAD_BY_ENTITY needs entity")

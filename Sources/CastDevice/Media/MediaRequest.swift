@@ -90,6 +90,7 @@ package enum MediaRequest: Sendable {
     case precache
     case preload(itemId: Int)
     case loadByEntity
+    case customCommand
 
     init(_ header: RequestHeader) throws(RequestRejection) {
         let body = header.body

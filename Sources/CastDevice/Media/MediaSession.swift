@@ -39,6 +39,8 @@ struct MediaSession: Sendable, Equatable {
     /// The current item's ad breaks, and the one playing (media.md §11).
     var adBreaks: AdBreaks?
     var inBreak: BreakPlayback?
+    /// MediaStatus `videoInfo` of the current item; nil for audio or on a speaker.
+    var videoInfo: JSONValue?
     /// The item that last finished loading; nil until the first load completes, which is
     /// when the session counts as started.
     var loadedItemId: Int?

@@ -71,6 +71,8 @@ extension MediaReceiver {
         if let preloaded = session.preloadedItemId { fields["preloadedItemId"] = .number(Double(preloaded)) }
         if let queueData = session.queue.queueData { fields["queueData"] = queueData }
         if let breakStatus = breakStatus(session, at: now) { fields["breakStatus"] = breakStatus }
+        // Once the item plays: what the picture turned out to be.
+        if view.load == nil, let videoInfo = session.videoInfo { fields["videoInfo"] = videoInfo }
         if let range = session.liveSeekableRange(at: now) {
             fields["liveSeekableRange"] = [
                 "start": .number(range.start), "end": .number(range.end), "isMovingWindow": true, "isLiveDone": false,

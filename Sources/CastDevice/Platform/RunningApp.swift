@@ -32,6 +32,7 @@ extension SimulatedDevice {
         // An idle screen coming back is routine; an app a sender launched is news.
         log(app.isIdleScreen ? .debug : .info, nil, "app \(definition.appId) (\(definition.displayName)) launched, session \(id)")
         raise(.appLaunched(running.instance))
+        if !app.isIdleScreen { groupPlaybackSessionUpdated() }
     }
 
     /// Stops the running app: it ends what it has running, its senders' virtual connections
@@ -44,6 +45,7 @@ extension SimulatedDevice {
         log(running.app.isIdleScreen ? .debug : .info, nil, "app \(running.definition.appId) (\(running.definition.displayName)) stopped")
         raise(.appStopped(running.instance))
         memberAppStopped(running)
+        if !running.app.isIdleScreen { groupPlaybackSessionUpdated() }
     }
 
     /// When nothing runs, a video device returns to its idle screen.
