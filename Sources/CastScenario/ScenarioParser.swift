@@ -80,6 +80,8 @@ package enum ScenarioKeys {
         "stopHeartbeats", "unresponsive", "delayReplies", "sendFrame", "advance", "deviceAuth", "withdraw", "restore",
         "offline", "online", "leadGroup", "createGroup", "deleteGroup", "transferSession",
     ]
+    /// The actions that are a household's steps (what other devices see), not one device's.
+    package static let householdActions: Set<String> = ["offline", "online", "leadGroup", "createGroup", "deleteGroup", "transferSession"]
     /// Every timeline action: the scenario's own, then the apps'.
     package static var actions: [String] { baseActions + AppRegistry.builtIn.actions.map(\.key) }
     package static let group: Set<String> = ["name", "uuid", "members", "leader", "port", "stereoPair"]

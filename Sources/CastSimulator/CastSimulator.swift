@@ -296,8 +296,10 @@ public final class CastSimulator: Sendable {
         try await onDeviceLoop { runner in
             if let refusal = runner.session.refusal(of: action, clock: runner.clockReading.mode) { throw refusal }
             if case .household(let step) = action {
-                // Done by the household at once, or refused with its reason.
+                // Done by the household at once, or refused with its reason; a recording
+                // keeps what was done.
                 try runner.performNow(step)
+                if let json { runner.noteInput(json) }
                 return
             }
             runner.act(action, json: json)

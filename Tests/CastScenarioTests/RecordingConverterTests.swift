@@ -76,6 +76,18 @@ struct RecordingConverterTests {
         _ = try Scenario.parse(Data(text.utf8))
     }
 
+    @Test("A household step the operator did (a session moved away) is in the recording but not in the one device's scenario")
+    func householdInputNotReplayed() throws {
+        let scenario = try ScenarioText.parse(Self.scenario)
+        var recording = try recordRun(scenario) { _ = try Self.movieNight($0) }
+        let last = try #require(recording.events.last)
+        recording.events.append(RecordedEvent(time: last.time, wall: last.wall, kind: .input(["transferSession": "Bedroom"])))
+        let result = try RecordingConverter.convert(recording)
+        let steps = result.scenario["timeline"]?.arrayValue ?? []
+        #expect(!steps.contains { $0["transferSession"] != nil } && steps.contains { $0["remote"] == "pause" })
+        _ = try Scenario.parse(Data(result.text.utf8))
+    }
+
     @Test("Replaying castsim's own recording gives the sender the same bytes and passes its expectations")
     func selfReplay() throws {
         let scenario = try ScenarioText.parse(Self.scenario)

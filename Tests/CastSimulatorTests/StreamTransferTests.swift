@@ -36,8 +36,8 @@ struct StreamTransferTests {
             let watcher = try await CastTestSender.connect(to: bedroom)
             _ = try await watcher.connectToReceiver()
 
-            let kitchenNews = kitchen.news(), bedroomNews = bedroom.news()
-            try await kitchen.act(.household(.transferSession(to: "Bedroom")))
+            let kitchenNews = kitchen.news(), bedroomNews = bedroom.news(), recorded = kitchen.news()
+            try await kitchen.act(.household(.transferSession(to: "Bedroom")), json: ["transferSession": "Bedroom"])
 
             let moved = try #require(try await bedroom.snapshot().media)
             #expect(moved.playerState == .playing && moved.items.count == 2 && moved.customData == ["account": "a1"])
@@ -48,6 +48,13 @@ struct StreamTransferTests {
             #expect(source.media == nil && source.runningApp?.isIdleScreen != false)
             #expect(await Self.first(kitchenNews, .sessionTransferred(peer: "Bedroom", outgoing: true)))
             #expect(await Self.first(bedroomNews, .sessionTransferred(peer: "Kitchen", outgoing: false)))
+            // What a recording of Kitchen keeps: the operator's input, before the next one.
+            try await kitchen.act(.device(.remote(.stop)), json: ["remote": "stop"])
+            var input: JSONValue?
+            for await item in recorded {
+                if case .input(let json, _) = item { input = json; break }
+            }
+            #expect(input == ["transferSession": "Bedroom"])
 
             // Refused with a reason, nothing done: nothing plays here now, or the target is this device.
             await #expect(throws: (any Error).self) { try await kitchen.act(.household(.transferSession(to: "Bedroom"))) }

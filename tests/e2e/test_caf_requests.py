@@ -6,17 +6,14 @@ pychromecast has none of these calls; the senders speak CASTV2 as a CAF sender d
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from castsim.castv2 import NS_CONNECTION, NS_MEDIA, NS_RECEIVER
+from castsim.castv2 import NS_MEDIA
 
-from device_auth_verifier import CastConnection
-from e2e_harness import CAST_PORT, CastsimDevice
-
-DMR = "CC1AD845"
+from caf_sender import Caf
+from e2e_harness import CastsimDevice
 
 SHOW = {
     "contentId": "http://example.test/show.mp4", "contentType": "video/mp4", "streamType": "BUFFERED", "duration": 1800,
@@ -25,49 +22,6 @@ SHOW = {
     "breakClips": [{"id": "ad1", "duration": 15, "whenSkippable": 5, "title": "Ad one"},
                    {"id": "ad2", "duration": 20, "title": "Ad two"}],
 }
-
-
-class Caf:
-    """A raw sender joined to the running app's transport."""
-
-    def __init__(self, device: CastsimDevice, source: str) -> None:
-        self.connection = CastConnection(device.host, CAST_PORT)
-        self.source = source
-        self.connection.send(NS_CONNECTION, text=json.dumps({"type": "CONNECT"}), source=source)
-        self.transport = ""
-
-    def join(self, launch: bool) -> None:
-        if launch:
-            self.connection.send(NS_RECEIVER, text=json.dumps({"type": "LAUNCH", "appId": DMR, "requestId": 1}), source=self.source)
-        else:
-            self.connection.send(NS_RECEIVER, text=json.dumps({"type": "GET_STATUS", "requestId": 1}), source=self.source)
-        status = self.until(lambda ns, p: ns == NS_RECEIVER and p.get("type") == "RECEIVER_STATUS"
-                            and any(a.get("appId") == DMR for a in p["status"].get("applications", [])),
-                            "RECEIVER_STATUS with the Default Media Receiver")
-        self.transport = next(a["transportId"] for a in status["status"]["applications"] if a["appId"] == DMR)
-        self.connection.send(NS_CONNECTION, text=json.dumps({"type": "CONNECT"}), source=self.source, destination=self.transport)
-
-    def media(self, payload: dict) -> None:
-        self.connection.send(NS_MEDIA, text=json.dumps(payload), source=self.source, destination=self.transport)
-
-    def until(self, wanted: Callable[[str, dict], bool], what: str, timeout: float = 10) -> dict:
-        deadline = time.monotonic() + timeout
-        seen = []
-        while time.monotonic() < deadline:
-            message = self.connection.receive(timeout=max(0.1, deadline - time.monotonic()))
-            if message is None:
-                break
-            payload = json.loads(message.payload_utf8) if message.payload_utf8 else {}
-            seen.append(payload.get("type"))
-            if wanted(message.namespace, payload):
-                return payload
-        raise AssertionError(f"{self.source}: no {what} within {timeout} s; saw {seen}")
-
-    def answer(self, request_id: int) -> dict:
-        return self.until(lambda ns, p: ns == NS_MEDIA and p.get("requestId") == request_id, f"the answer to request {request_id}")
-
-    def close(self) -> None:
-        self.connection.close()
 
 
 def advance(device: CastsimDevice, by: str) -> None:

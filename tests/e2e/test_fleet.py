@@ -16,6 +16,9 @@ import uuid as uuidlib
 from pathlib import Path
 from types import SimpleNamespace
 
+from castsim.castv2 import NS_RECEIVER
+
+from caf_sender import Caf
 from e2e_harness import REPO_ROOT, CastsimDevice, connect_sender, disconnect_sender, wait_until
 
 
@@ -135,4 +138,45 @@ def test_a_session_moves_to_another_device_of_the_household(castsim_bin: Path, c
     finally:
         for sender in (source, target):
             disconnect_sender(sender)
+    assert household.stop() == 0
+
+
+def test_a_sender_stores_the_session_on_one_device_and_resumes_it_on_another(castsim_bin: Path, castsim_factory) -> None:
+    # What a controller does (docs/protocol/media.md §7), by hand over TLS: STORE_SESSION on
+    # A, RESUME_SESSION of the answer on B, STOP on A. pychromecast on B sees PLAYING at the
+    # stored position within a second; A is idle.
+    household = castsim_factory(household=2, extra_args=("--devices", "2", "--name", "Room"))
+    entries = listed(castsim_bin, household)
+    watcher = connect_sender(member(entries[1]))
+    hosts = [entry["cast"].rpartition(":")[0] for entry in entries]
+    on_a = Caf(SimpleNamespace(host=hosts[0]), "sender-phone")
+    on_b = Caf(SimpleNamespace(host=hosts[1]), "sender-phone")
+    try:
+        on_a.join(launch=True)
+        on_a.media({"type": "LOAD", "requestId": 2, "customData": {"account": "a1"},
+                    "media": {"contentId": "http://example.test/song.mp3", "contentType": "audio/mp3", "streamType": "BUFFERED"}})
+        on_a.answer(2)
+        on_a.media({"type": "SEEK", "requestId": 3, "currentTime": 42})
+        on_a.answer(3)
+        on_a.media({"type": "STORE_SESSION", "requestId": 4,
+                    "targetDeviceCapabilities": {"assistant_supported": True, "display_supported": True, "is_group": False}})
+        stored = on_a.answer(4)
+        assert stored["type"] == "SESSION_STATE", stored
+        started = time.monotonic()
+        on_b.join(launch=True)
+        on_b.media({"type": "RESUME_SESSION", "requestId": 5, "sessionState": stored["sessionState"]})
+        resumed = on_b.answer(5)["status"][0]
+        assert resumed["playerState"] == "PLAYING" and 42 <= resumed["currentTime"] < 44
+        watcher.media.block_until_active(timeout=5)
+        wait_until(lambda: watcher.media.status.player_state == "PLAYING", timeout=1, what="pychromecast on B sees PLAYING")
+        assert time.monotonic() - started < 1.5
+        assert 42 <= watcher.media.status.adjusted_current_time < 45
+        # The source is stopped, as the controller does: IDLE, CANCELLED.
+        on_a.connection.send(NS_RECEIVER, text=json.dumps({"type": "STOP", "requestId": 6}), source=on_a.source)
+        on_a.until(lambda ns, p: ns == NS_RECEIVER and p.get("type") == "RECEIVER_STATUS"
+                   and all(a.get("appId") != "CC1AD845" for a in p["status"].get("applications", [])), "A back to idle")
+    finally:
+        on_a.close()
+        on_b.close()
+        disconnect_sender(watcher)
     assert household.stop() == 0

@@ -255,7 +255,10 @@ public struct RecordingConverter {
         for (index, event) in events.enumerated() {
             switch event.kind {
             case .input(let action):
-                guard var members = action.objectValue else { continue }
+                // A household's step (a session moved elsewhere, a group made) is the
+                // household's to replay, not one device's: the recording shows it, the
+                // scenario made of it does not do it.
+                guard var members = action.objectValue, Set(members.keys).isDisjoint(with: ScenarioKeys.householdActions) else { continue }
                 members["name"] = .string("operator: \(Self.summary(of: action))")
                 add(step: members, at: event.time, before: index)
             case .clock(let to):

@@ -213,6 +213,13 @@ package final class DeviceRunner {
         }
     }
 
+    /// An operator's input done elsewhere (a household's step), for the recording.
+    package func noteInput(_ json: JSONValue) {
+        loop.preconditionInEventLoop()
+        catchUp()
+        news.publish(.input(json, at: now))
+    }
+
     /// Forgets the journal's messages. Expectations keep their own evidence.
     package func clearJournal() {
         loop.preconditionInEventLoop()
