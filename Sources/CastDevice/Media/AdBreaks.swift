@@ -7,7 +7,7 @@ import CastWire
 package struct AdBreaks: Sendable, Equatable {
     struct Break: Sendable, Equatable {
         let id: String
-        /// Seconds into the content; ``postRoll`` plays when the content ends.
+        /// Seconds into the content; -1 (negative) for the post-roll, played when the content ends.
         let position: Double
         let clipIds: [String]
         var isPostRoll: Bool { position < 0 }
