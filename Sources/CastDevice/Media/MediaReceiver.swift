@@ -161,7 +161,7 @@ package struct MediaReceiver: Sendable {
         let mediaSessionId = next.session?.mediaSessionId ?? phase.session?.mediaSessionId
         phase = next
         // A break's clip moves only while the player plays.
-        if phase.session?.inBreak != nil {
+        if phase.isInBreak {
             let playing = phase.name == .playing, now = context.now
             _ = try? phase.updateSession { session throws(RequestRejection) in session.inBreak?.follow(playing: playing, at: now) }
         }

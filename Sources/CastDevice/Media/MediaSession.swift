@@ -146,6 +146,16 @@ enum PlayerPhase: Sendable, Equatable {
         }
     }
 
+    /// Whether an ad break plays, asked on every phase change: read in place, without
+    /// copying the session out as ``session`` does.
+    var isInBreak: Bool {
+        switch self {
+        case .idle: false
+        case .loading(let session, _), .playing(let session, _), .paused(let session, _), .buffering(let session, _):
+            session.inBreak != nil
+        }
+    }
+
     var load: Load? {
         if case .loading(_, let load) = self { return load }
         return nil
