@@ -70,20 +70,7 @@ public struct ScenarioReport: Sendable, Codable, Equatable {
         return xml
     }
 
-    private func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    private func escape(_ text: String) -> String { XMLText.escaped(text) }
 }
 
 extension ScenarioSession {

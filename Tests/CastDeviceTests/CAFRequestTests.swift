@@ -33,6 +33,17 @@ struct CAFRequestTests {
         harness.send(connection, to: transportId, CastNamespace.media, payload)
     }
 
+    /// Each of `bad` is refused with INVALID_PARAMS and its own requestId, and the player plays on.
+    private func expectInvalidParams(_ harness: inout CastTestDevice, _ connection: ConnectionID, _ transportId: String, _ bad: [JSONValue],
+                                     sourceLocation: SourceLocation = #_sourceLocation) {
+        for payload in bad {
+            #expect(send(&harness, connection, transportId, payload).map(\.json)
+                == [["type": "INVALID_REQUEST", "requestId": payload["requestId"] ?? 0, "reason": "INVALID_PARAMS"]], "\(payload.jsonText())",
+                sourceLocation: sourceLocation)
+        }
+        #expect(harness.snapshot.media?.playerState == .playing, sourceLocation: sourceLocation)
+    }
+
     @Test("supportedMediaCommands: one table of named bits; ALL_BASIC_MEDIA plus STREAM_TRANSFER is 274447")
     func commandTable() {
         #expect(MediaCommands(rawValue: 274_447).commandNames
@@ -80,12 +91,10 @@ struct CAFRequestTests {
         #expect(answer["playerState"] == "PLAYING" && answer["currentTime"] == 30 && answer["playbackRate"] == 1.5)
         #expect(answer["customData"] == ["account": "a1"] && target.snapshot.media?.items.count == 2)
         // Bad input: the error reply with the request's id; nothing changes.
-        for bad: JSONValue in [["type": "RESUME_SESSION", "requestId": 10], ["type": "RESUME_SESSION", "requestId": 10, "sessionState": []],
-                               ["type": "RESUME_SESSION", "requestId": 10, "sessionState": ["loadRequestData": ["autoplay": true]]]] {
-            let refused = target.send(other, to: otherTransport, CastNamespace.media, bad)
-            #expect(refused.map(\.json) == [["type": "INVALID_REQUEST", "requestId": 10, "reason": "INVALID_PARAMS"]], "\(bad.jsonText())")
-        }
-        #expect(target.snapshot.media?.playerState == .playing)
+        expectInvalidParams(&target, other, otherTransport, [
+            ["type": "RESUME_SESSION", "requestId": 10], ["type": "RESUME_SESSION", "requestId": 10, "sessionState": []],
+            ["type": "RESUME_SESSION", "requestId": 10, "sessionState": ["loadRequestData": ["autoplay": true]]],
+        ])
         var idle = CastTestDevice()
         let (lonely, lonelyTransport) = idle.launch()
         #expect(idle.send(lonely, to: lonelyTransport, CastNamespace.media, ["type": "STORE_SESSION", "requestId": 5]).map(\.json)
@@ -109,14 +118,12 @@ struct CAFRequestTests {
         #expect(cleared.last?.mediaStatus?["media"]?["userActionStates"] == [["userAction": "FLAG"]])
         #expect(send(&harness, connection, transportId, ["type": "USER_ACTION", "requestId": 7, "userAction": "FOLLOW"]).map(\.json)
             == [["type": "ERROR", "requestId": 7, "reason": "NOT_SUPPORTED"]])
-        for bad: JSONValue in [["type": "USER_ACTION", "requestId": 8], ["type": "USER_ACTION", "requestId": 8, "userAction": 1],
-                               ["type": "USER_ACTION", "requestId": 8, "userAction": "LOVE"],
-                               ["type": "USER_ACTION", "requestId": 8, "userAction": "LIKE", "userActionContext": "MOOD"],
-                               ["type": "USER_ACTION", "requestId": 8, "userAction": "LIKE", "clear": "yes"]] {
-            #expect(send(&harness, connection, transportId, bad).map(\.json)
-                == [["type": "INVALID_REQUEST", "requestId": 8, "reason": "INVALID_PARAMS"]], "\(bad.jsonText())")
-        }
-        #expect(harness.snapshot.media?.playerState == .playing)
+        expectInvalidParams(&harness, connection, transportId, [
+            ["type": "USER_ACTION", "requestId": 8], ["type": "USER_ACTION", "requestId": 8, "userAction": 1],
+            ["type": "USER_ACTION", "requestId": 8, "userAction": "LOVE"],
+            ["type": "USER_ACTION", "requestId": 8, "userAction": "LIKE", "userActionContext": "MOOD"],
+            ["type": "USER_ACTION", "requestId": 8, "userAction": "LIKE", "clear": "yes"],
+        ])
     }
 
     @Test("SET_CREDENTIALS, DISPLAY_STATUS and PRELOAD answer MEDIA_STATUS; FOCUS_STATE and PRECACHE none; LOAD_BY_ENTITY is NOT_SUPPORTED")
@@ -132,14 +139,12 @@ struct CAFRequestTests {
         #expect(send(&harness, connection, transportId, ["type": "PRECACHE", "requestId": 7, "precacheData": "x"]).isEmpty)
         #expect(send(&harness, connection, transportId, ["type": "LOAD_BY_ENTITY", "requestId": 8, "entity": "spotify:album:1"]).map(\.json)
             == [["type": "ERROR", "requestId": 8, "reason": "NOT_SUPPORTED"]])
-        for bad: JSONValue in [["type": "SET_CREDENTIALS", "requestId": 9], ["type": "SET_CREDENTIALS", "requestId": 9, "credentials": 5],
-                               ["type": "FOCUS_STATE", "requestId": 9, "state": "BLURRY"], ["type": "PRELOAD", "requestId": 9],
-                               ["type": "PRELOAD", "requestId": 9, "itemId": 77], ["type": "LOAD_BY_ENTITY", "requestId": 9],
-                               ["type": "PRECACHE", "requestId": 9, "precacheData": 1]] {
-            #expect(send(&harness, connection, transportId, bad).map(\.json)
-                == [["type": "INVALID_REQUEST", "requestId": 9, "reason": "INVALID_PARAMS"]], "\(bad.jsonText())")
-        }
-        #expect(harness.snapshot.media?.playerState == .playing)
+        expectInvalidParams(&harness, connection, transportId, [
+            ["type": "SET_CREDENTIALS", "requestId": 9], ["type": "SET_CREDENTIALS", "requestId": 9, "credentials": 5],
+            ["type": "FOCUS_STATE", "requestId": 9, "state": "BLURRY"], ["type": "PRELOAD", "requestId": 9],
+            ["type": "PRELOAD", "requestId": 9, "itemId": 77], ["type": "LOAD_BY_ENTITY", "requestId": 9],
+            ["type": "PRECACHE", "requestId": 9, "precacheData": 1],
+        ])
     }
 
     @Test("CUSTOM_COMMAND: ERROR NOT_SUPPORTED by default; a scenario rule answers it as the app would")
@@ -184,12 +189,10 @@ struct CAFRequestTests {
     @Test("Wrong types in STORE_SESSION and SKIP_AD are INVALID_PARAMS with the request's id")
     func badTransferAndSkip() {
         var (harness, connection, _, transportId) = playing()
-        for bad: JSONValue in [["type": "STORE_SESSION", "requestId": 9, "targetDeviceCapabilities": "tv"],
-                               ["type": "SKIP_AD", "requestId": 9, "mediaSessionId": "one"],
-                               ["type": "USER_ACTION", "requestId": 9, "userAction": "LIKE", "mediaSessionId": []]] {
-            #expect(send(&harness, connection, transportId, bad).map(\.json)
-                == [["type": "INVALID_REQUEST", "requestId": 9, "reason": "INVALID_PARAMS"]], "\(bad.jsonText())")
-        }
-        #expect(harness.snapshot.media?.playerState == .playing)
+        expectInvalidParams(&harness, connection, transportId, [
+            ["type": "STORE_SESSION", "requestId": 9, "targetDeviceCapabilities": "tv"],
+            ["type": "SKIP_AD", "requestId": 9, "mediaSessionId": "one"],
+            ["type": "USER_ACTION", "requestId": 9, "userAction": "LIKE", "mediaSessionId": []],
+        ])
     }
 }

@@ -209,13 +209,19 @@ struct MultizoneTests {
         #expect(core.apply(MultizoneInput.stopFollowing(groupId: Self.groupId), now: .zero).isEmpty)
     }
 
-    @Test("Member list inputs on a group endpoint broadcast DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED to *")
-    func memberListBroadcasts() throws {
+    /// The Kitchen speaker, and the endpoint of the group Upstairs it leads (no members yet).
+    private func upstairs() throws -> (leader: DeviceConfiguration, group: CastTestDevice) {
         let leader = DeviceConfiguration(identity: try DeviceIdentity(uuid: Self.speakerUUID, friendlyName: "Kitchen", supportsVideo: false))
-        var group = CastTestDevice {
+        let group = CastTestDevice {
             $0 = try! .groupEndpoint(uuid: Self.groupId, name: "Upstairs", leader: leader, members: [],
                                      volume: Volume(level: 1, muted: false))
         }
+        return (leader, group)
+    }
+
+    @Test("Member list inputs on a group endpoint broadcast DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED to *")
+    func memberListBroadcasts() throws {
+        var (_, group) = try upstairs()
         let connection = connected(&group)
         let watcher = connected(&group, 2)
         var core = group.device
@@ -237,11 +243,7 @@ struct MultizoneTests {
 
     @Test("A group endpoint's playback session starting and ending: PLAYBACK_SESSION_UPDATED to *; a device's own endpoint sends none")
     func playbackSessionUpdated() throws {
-        let leader = DeviceConfiguration(identity: try DeviceIdentity(uuid: Self.speakerUUID, friendlyName: "Kitchen", supportsVideo: false))
-        var group = CastTestDevice {
-            $0 = try! .groupEndpoint(uuid: Self.groupId, name: "Upstairs", leader: leader, members: [],
-                                     volume: Volume(level: 1, muted: false))
-        }
+        var (leader, group) = try upstairs()
         let connection = connected(&group)
         let watcher = connected(&group, 2)
         let updates = { (sent: [SentMessage]) in sent.filter { $0.envelope.namespace == CastNamespace.multizone } }

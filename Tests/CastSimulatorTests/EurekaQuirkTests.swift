@@ -46,17 +46,22 @@ struct EurekaQuirkTests {
         }
     }
 
+    /// A request for eureka_info that gets no answer within half a second: still waiting.
+    private func unanswered(_ address: SocketAddress, secure: Bool) async throws -> (request: Task<Void, any Error>, finished: NIOLockedValueBox<Bool>) {
+        let finished = NIOLockedValueBox(false)
+        let request = Task {
+            defer { finished.withLockedValue { $0 = true } }
+            _ = try await httpRequest(address: address, secure: secure, path: "/setup/eureka_info")
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!finished.withLockedValue { $0 })
+        return (request, finished)
+    }
+
     @Test("8443 that stalls: connected, and nothing comes back until the device stops")
     func stall() async throws {
-        let finished = NIOLockedValueBox(false)
         try await withDevice(quirks: .init(https: .stall)) { simulator in
-            let address = simulator.httpsAddress!
-            let request = Task {
-                defer { finished.withLockedValue { $0 = true } }
-                _ = try await httpRequest(address: address, secure: true, path: "/setup/eureka_info")
-            }
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(!finished.withLockedValue { $0 })
+            let (request, _) = try await unanswered(simulator.httpsAddress!, secure: true)
             await simulator.stop()
             await #expect(throws: (any Error).self) { try await request.value }
         }
@@ -116,19 +121,12 @@ struct EurekaQuirkTests {
 
     @Test("crashAfterPolls: the polls past the limit hang on both ports, and the Cast channel stops answering")
     func lockUp() async throws {
-        let finished = NIOLockedValueBox(false)
         try await withDevice(quirks: .init(crashAfterPolls: 2)) { simulator in
             let sender = try await CastTestSender.connect(to: simulator)
             _ = try await sender.connectToReceiver()
             _ = try await httpGet(address: simulator.httpAddress!, secure: false, path: "/setup/eureka_info")
             _ = try await httpGet(address: simulator.httpsAddress!, secure: true, path: "/setup/eureka_info")
-            let address = simulator.httpAddress!
-            let third = Task {
-                defer { finished.withLockedValue { $0 = true } }
-                _ = try await httpRequest(address: address, secure: false, path: "/setup/eureka_info")
-            }
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(!finished.withLockedValue { $0 })
+            let (third, finished) = try await unanswered(simulator.httpAddress!, secure: false)
             try await sender.send(to: "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 5])
             let answer = await sender.waitFor(timeout: .milliseconds(500)) { _, json in json["requestId"] == 5 }
             #expect(answer == nil)

@@ -76,8 +76,7 @@ struct HouseholdRuntimeTests {
     @Test("Casting to the group: members mirror its session, MULTIZONE_STATUS lists them, group volume scales them, eureka_info lists the group")
     func groupPlays() async throws {
         let (configurations, upstairs) = try Self.household(groupPort: 32_701)
-        let fleet = try await CastFleet.start(configurations, groups: [upstairs])
-        do {
+        try await withFleet(configurations, groups: [upstairs]) { fleet in
             let group = try await Self.groupEndpoint(fleet)
             #expect(group.castAddress.ipAddress == "127.0.0.31" && group.castAddress.port == 32_701)
             let kitchen = fleet.devices[0], bedroom = fleet.devices[1]
@@ -136,18 +135,13 @@ struct HouseholdRuntimeTests {
             let tvInfo = try JSONValue.parse(try await httpGet(address: fleet.devices[2].httpAddress!, secure: false, path: "/setup/eureka_info?params=multizone"))
             #expect(tvInfo["multizone"]?["groups"] == [])
             for each in [sender, onKitchen, onBedroom] { await each.close() }
-        } catch {
-            await fleet.stop()
-            throw error
         }
-        await fleet.stop()
     }
 
     @Test("The leader moves: the group listens at the new leader's address on the same port, the old one refuses; a member drops out and comes back")
     func leaderMovesAndMembersComeAndGo() async throws {
         let (configurations, upstairs) = try Self.household(groupPort: 32_702)
-        let fleet = try await CastFleet.start(configurations, groups: [upstairs])
-        do {
+        try await withFleet(configurations, groups: [upstairs]) { fleet in
             let group = try await Self.groupEndpoint(fleet)
             let kitchen = fleet.devices[0], bedroom = fleet.devices[1]
             let sender = try await CastTestSender.connect(to: group)
@@ -189,18 +183,13 @@ struct HouseholdRuntimeTests {
             #expect(fleet.endpoints.count == 3)
             #expect(try await Self.refuses(try SocketAddress(ipAddress: "127.0.0.32", port: 32_702)),
                     "the deleted group's port still accepts after 2 s")
-        } catch {
-            await fleet.stop()
-            throw error
         }
-        await fleet.stop()
     }
 
     @Test("A group created while senders watch: its endpoint starts at its leader's address, its members' eureka_info list it, its members follow what it plays")
     func groupCreated() async throws {
         let (configurations, _) = try Self.household(groupPort: 32_703)
-        let fleet = try await CastFleet.start(configurations, groups: [])
-        do {
+        try await withFleet(configurations, groups: []) { fleet in
             #expect(fleet.endpoints.count == 3)
             let tv = fleet.devices[2], kitchen = fleet.devices[0]
             let onKitchen = try await CastTestSender.connect(to: kitchen)
@@ -220,11 +209,7 @@ struct HouseholdRuntimeTests {
             #expect(follows != nil, "the kitchen speaker does not follow the new group's session")
             await sender.close()
             await onKitchen.close()
-        } catch {
-            await fleet.stop()
-            throw error
         }
-        await fleet.stop()
     }
 
     @Test("Steps in quick succession end as the last says: offline then online accepts; two leader moves end at the second; a step at 0 waits for the household")
@@ -235,8 +220,7 @@ struct HouseholdRuntimeTests {
         let device = configurations[2].device
         configurations[2].scenario = try Scenario.parse(Data(#"{"name": "tv", "timeline": [{"at": "0s", "offline": true}]}"#.utf8))
         configurations[2].device = device
-        let fleet = try await CastFleet.start(configurations, groups: [upstairs])
-        do {
+        try await withFleet(configurations, groups: [upstairs]) { fleet in
             let kitchen = fleet.devices[0], bedroom = fleet.devices[1]
             #expect(fleet.devices[2].configuration.device.identity.uuid == tv)
             #expect(try await fleet.devices[2].snapshot().isAdvertised == false, "the step at 0 was lost")
@@ -266,10 +250,6 @@ struct HouseholdRuntimeTests {
             #expect(refusal?.description == #"no group "Downstairs"; the groups are "Upstairs""#)
             let groupStep = await #expect(throws: ControlRefusal.self) { try await group.act(.household(.offline)) }
             #expect(groupStep?.description.contains("name one of its members") == true)
-        } catch {
-            await fleet.stop()
-            throw error
         }
-        await fleet.stop()
     }
 }

@@ -28,8 +28,7 @@ struct StereoPairTests {
     @Test("Each speaker says ca 199428 (st=2 on the right one), the group 199332; eureka lists a multichannel group; MULTIZONE_STATUS isMultichannel")
     func pairAdvertisesItself() async throws {
         let (configurations, pair) = try Self.pair(port: 32_711, rightKeys: .legacy)
-        let fleet = try await CastFleet.start(configurations, groups: [pair])
-        do {
+        try await withFleet(configurations, groups: [pair]) { fleet in
             let left = fleet.devices[0], right = fleet.devices[1]
             let leftTXT = CastServiceDescription(left.configuration.device, port: 8009).txt
             let rightTXT = CastServiceDescription(right.configuration.device, port: 8009).txt
@@ -56,29 +55,20 @@ struct StereoPairTests {
             #expect(status["status"]?["isMultichannel"] == true)
             #expect(HouseholdRuntimeTests.members(status).count == 2)
             await sender.close()
-        } catch {
-            await fleet.stop()
-            throw error
         }
-        await fleet.stop()
     }
 
     @Test("An ordinary group stays what it was: no multichannel, the members' own ca and st")
     func ordinaryGroup() async throws {
         var (configurations, pair) = try Self.pair(port: 32_712)
         pair.stereoPair = false
-        let fleet = try await CastFleet.start(configurations, groups: [pair])
-        do {
+        try await withFleet(configurations, groups: [pair]) { fleet in
             let txt = CastServiceDescription(fleet.devices[1].configuration.device, port: 8009).txt
             #expect(txt.contains("ca=198660") && txt.contains("st=0"), "\(txt)")
             let group = try await HouseholdRuntimeTests.groupEndpoint(fleet, named: "Pair")
             #expect(group.configuration.device.identity.capabilityBits == 198_660 | 32)
             let info = try JSONValue.parse(try await httpGet(address: fleet.devices[0].httpsAddress!, secure: true, path: "/setup/eureka_info?params=multizone"))
             #expect(info["multizone"]?["groups"]?[0]?["multichannel_group"] == false && info["multizone"]?["groups"]?[0]?["elected_leader"] == "self")
-        } catch {
-            await fleet.stop()
-            throw error
         }
-        await fleet.stop()
     }
 }

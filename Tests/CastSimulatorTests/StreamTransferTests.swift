@@ -21,8 +21,7 @@ struct StreamTransferTests {
     @Test("transferSession: Bedroom plays the same queue at Kitchen's position and rate; Kitchen is idle; events on both")
     func transfer() async throws {
         let (configurations, _) = try HouseholdRuntimeTests.household(groupPort: 32_721)
-        let fleet = try await CastFleet.start(configurations)
-        do {
+        try await withFleet(configurations) { fleet in
             let kitchen = fleet.devices[0], bedroom = fleet.devices[1]
             let sender = try await CastTestSender.connect(to: kitchen)
             let transport = try await sender.launch()
@@ -61,10 +60,6 @@ struct StreamTransferTests {
             await #expect(throws: (any Error).self) { try await bedroom.act(.household(.transferSession(to: "Bedroom"))) }
             #expect(try await bedroom.snapshot().media?.playerState == .playing)
             for each in [sender, watcher] { await each.close() }
-        } catch {
-            await fleet.stop()
-            throw error
         }
-        await fleet.stop()
     }
 }

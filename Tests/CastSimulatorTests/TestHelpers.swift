@@ -1,3 +1,5 @@
+import CastScenario
+import CastSimulator
 import CastSimulatorTesting
 import Foundation
 import NIOConcurrencyHelpers
@@ -37,6 +39,20 @@ struct CertificateFacts {
         notBefore = certificate.notValidBefore
         notAfter = certificate.notValidAfter
         isRSA = _RSA.Signing.PublicKey(certificate.publicKey) != nil
+    }
+}
+
+/// Starts a household of `configurations` and `groups`, runs `body`, and always stops it.
+func withFleet<T>(_ configurations: [SimulatorConfiguration], groups: [GroupDeclaration] = [],
+                  _ body: (CastFleet) async throws -> T) async throws -> T {
+    let fleet = try await CastFleet.start(configurations, groups: groups)
+    do {
+        let result = try await body(fleet)
+        await fleet.stop()
+        return result
+    } catch {
+        await fleet.stop()
+        throw error
     }
 }
 

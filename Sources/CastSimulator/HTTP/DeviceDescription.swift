@@ -1,4 +1,5 @@
 import CastDevice
+import CastWire
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -18,12 +19,12 @@ enum DeviceDescription {
             <?xml version="1.0"?>
             <root xmlns="urn:schemas-upnp-org:device-1-0">
               <specVersion><major>1</major><minor>0</minor></specVersion>
-              <URLBase>\(escaped(base))</URLBase>
+              <URLBase>\(XMLText.escaped(base))</URLBase>
               <device>
                 <deviceType>urn:dial-multiscreen-org:device:dial:1</deviceType>
-                <friendlyName>\(escaped(identity.friendlyName))</friendlyName>
-                <manufacturer>\(escaped(identity.manufacturer))</manufacturer>
-                <modelName>\(escaped(identity.modelName))</modelName>
+                <friendlyName>\(XMLText.escaped(identity.friendlyName))</friendlyName>
+                <manufacturer>\(XMLText.escaped(identity.manufacturer))</manufacturer>
+                <modelName>\(XMLText.escaped(identity.modelName))</modelName>
                 <UDN>uuid:\(DeviceIdentity.dashed(identity.uuid))</UDN>
                 <serviceList>
                   <service>
@@ -41,21 +42,5 @@ enum DeviceDescription {
         return Response(status: .ok,
                         headers: [.contentType: "application/xml", HTTPField.Name("Application-URL")!: "\(base)/apps/"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
-    }
-
-    /// A device name may hold `&` or `<`.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

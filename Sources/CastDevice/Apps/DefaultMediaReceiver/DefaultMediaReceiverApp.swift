@@ -44,10 +44,6 @@ package struct DefaultMediaReceiverApp: MediaApp {
     }
 
     package mutating func receive(_ message: AppMessage, context: inout AppContext) {
-        guard message.envelope.namespace == CastNamespace.media else {
-            context.acceptWithoutAnswer(message, app: definition)
-            return
-        }
-        media.receive(message, context: &context)
+        receiveMediaOnly(message, app: definition, context: &context)
     }
 }

@@ -27,11 +27,8 @@ package struct YleAreenaApp: MediaApp {
     }
 
     package mutating func receive(_ message: AppMessage, context: inout AppContext) {
-        guard message.envelope.namespace == CastNamespace.media else {
-            context.acceptWithoutAnswer(message, app: definition)
-            return
-        }
-        media.receive(Self.resolvingEntry(message), context: &context)
+        receiveMediaOnly(message.envelope.namespace == CastNamespace.media ? Self.resolvingEntry(message) : message, app: definition,
+                         context: &context)
     }
 
     /// The LOAD as the receiver's own load handler makes it: `contentId` from the entry id.
