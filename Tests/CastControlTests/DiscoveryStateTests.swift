@@ -38,6 +38,15 @@ struct DiscoveryStateTests {
         #expect(EventView.json(DeviceEvent(time: .zero, kind: .advertisementChanged(.withdraw)))["otherServices"] == nil)
     }
 
+    @Test("Ad breaks and stream transfer in the event stream: which break and clip (null when over), which way and to whom")
+    func breakAndTransferEvents() {
+        #expect(EventView.json(DeviceEvent(time: .zero, kind: .adBreakChanged(mediaSessionId: 3, breakId: "mid", clipId: "ad2")))
+            .removing("time").removing("text") == ["kind": "adBreakChanged", "mediaSessionId": 3, "breakId": "mid", "breakClipId": "ad2"])
+        #expect(EventView.json(DeviceEvent(time: .zero, kind: .adBreakChanged(mediaSessionId: 3, breakId: nil, clipId: nil)))["breakId"] == .null)
+        #expect(EventView.json(DeviceEvent(time: .zero, kind: .sessionTransferred(peer: "Bedroom", outgoing: true)))
+            .removing("time").removing("text") == ["kind": "sessionTransferred", "direction": "out", "peer": "Bedroom"])
+    }
+
     @Test("The event stream names discovery events, and ?types=discovery takes them alone")
     func eventType() async throws {
         try await withControlledDevice { _, http in

@@ -98,6 +98,9 @@ def test_user_actions_stream_transfer_and_chrome_internal_names(castsim_factory:
                      "media": {"contentId": "http://example.test/song.mp3", "contentType": "audio/mp3", "streamType": "BUFFERED"}})
         status = first.answer(2)["status"][0]
         assert status["supportedMediaCommands"] & 16384 == 16384 and status["supportedMediaCommands"] & 32768 == 0
+        # The state names the same bits.
+        names = state(device)["media"]["supportedMediaCommandNames"]
+        assert "LIKE" in names and "STREAM_TRANSFER" in names and "DISLIKE" not in names, names
         # LIKE: every sender sees the item's userActionStates; the asker with its requestId.
         first.media({"type": "USER_ACTION", "requestId": 3, "userAction": "LIKE", "userActionContext": "TRACK"})
         liked = first.answer(3)["status"][0]
