@@ -28,6 +28,10 @@ FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
 # pytest-xdist workers for the end-to-end and Python package tests.
 E2E_WORKERS="${E2E_WORKERS:-3}"
 
+# The builds take about 6 GB (release, the sanitizer build, the artifacts); a full disk
+# shows as a failed link or clone much later, so say up front how much there is.
+echo "== disk: $(df -h --output=avail . | tail -1 | tr -d ' ') free where the builds go"
+
 stage "Avahi and D-Bus for the discovery tests (scripts/avahi-setup.sh)" scripts/avahi-setup.sh
 stage_start "Python virtualenv, chromium (scripts/e2e-setup.sh)" scripts/e2e-setup.sh
 stage "swift build -c release --build-tests" swift build -c release --build-tests

@@ -21,6 +21,14 @@ public actor SharedKeys {
         return key
     }
 
+    /// `pki`, or the one made in memory for this process when nil, and the TLS key.
+    public func keys(pki: DeveloperPKI?) async throws -> (DeveloperPKI, _RSA.Signing.PrivateKey) {
+        async let tlsKey = tls()
+        let chosen: DeveloperPKI
+        if let pki { chosen = pki } else { chosen = try await developerPKI() }
+        return (chosen, try await tlsKey)
+    }
+
     /// A developer PKI made in memory for this process, for devices given no directory.
     public func developerPKI() async throws -> DeveloperPKI {
         if let ephemeralPKI { return ephemeralPKI }

@@ -24,8 +24,8 @@ public final class CastSimulator: Sendable {
     private let currentCastAddress: NIOLockedValueBox<SocketAddress>
     public let httpAddress: SocketAddress?
     public let httpsAddress: SocketAddress?
-    /// What the device presents now (its TLS certificate is renewed while it runs).
-    public var credentials: DeviceCredentials { tls.current.credentials }
+    /// What the device presents now: made at the first connection, renewed while it runs.
+    public var credentials: DeviceCredentials { get throws { try tls.current().credentials } }
     private let tls: TLSPresentation
 
     private let group: MultiThreadedEventLoopGroup
@@ -89,13 +89,14 @@ public final class CastSimulator: Sendable {
             adjusted.device.idleTimeout = nil
         }
         let configuration = adjusted
-        let credentials = try await DeviceCredentials.make(
-            for: configuration.device.identity, pki: configuration.developerPKI, tlsLifetime: configuration.tlsCertificateLifetime)
-        let tls = try TLSPresentation(credentials)
+        let (pki, tlsKey) = try await SharedKeys.shared.keys(pki: configuration.developerPKI)
+        let tls = TLSPresentation(pki: pki, tlsKey: tlsKey, deviceId: configuration.device.identity.uuid,
+                                  lifetime: configuration.tlsCertificateLifetime, logger: configuration.logger)
         // One thread: the device and all its connections share one serial executor.
         let group = shared ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let logger = configuration.logger
+        let stalledReaderTimeout = configuration.stalledReaderTimeout.map(TimeAmount.init)
         // What is up when a later part of the start fails, to take down again (the
         // runner's completion promise must not leak).
         var startedRunner: NIOLoopBound<DeviceRunner>?
@@ -103,14 +104,14 @@ public final class CastSimulator: Sendable {
         var httpServers: [any RunningEndpoint] = []
         do {
             let (runner, completion) = try await loop.submit {
-                let runner = DeviceRunner.start(configuration, authority: credentials, loop: loop)
+                let runner = DeviceRunner.start(configuration, authority: tls, loop: loop)
                 return (NIOLoopBound(runner, eventLoop: loop), runner.completion.futureResult)
             }.get()
             startedRunner = runner
 
             let cast: any Channel
             do {
-                cast = try await castBootstrap(group: group, runner: runner, tls: tls, configuration: configuration)
+                cast = try await castBootstrap(group: group, runner: runner, tls: tls, stalledReaderTimeout: stalledReaderTimeout, logger: logger)
                     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                     .bind(host: configuration.host, port: configuration.castPort).get()
                 listeners.append(cast)
@@ -126,6 +127,9 @@ public final class CastSimulator: Sendable {
             let allListeners = NIOLockedValueBox(listeners)
             let (discovery, discoveryStatus) = try await RunningDiscovery.start(configuration, castPort: castAddress.port ?? configuration.castPort,
                                                                         loop: loop)
+            // What the closure below needs, not the whole configuration: a thousand devices'
+            // closures would each hold its few kilobytes.
+            let (ownHost, castPort) = (configuration.host, configuration.castPort)
             try await loop.submit {
                 runner.value.setDiscovery(discoveryStatus)
                 _ = runner.value.news.subscribe { news in
@@ -133,8 +137,9 @@ public final class CastSimulator: Sendable {
                     discovery?.deviceEvent(event, snapshot: { runner.value.snapshot })
                     if case .advertisementChanged(.restore(let host, let port)) = event.kind, host != nil || port != nil {
                         // The device is back elsewhere: its Cast port listens there too.
-                        let bootstrap = castBootstrap(group: group, runner: runner, tls: tls, configuration: configuration)
-                        let target = (host: host ?? configuration.host, port: port ?? castAddress.port ?? configuration.castPort)
+                        let bootstrap = castBootstrap(group: group, runner: runner, tls: tls, stalledReaderTimeout: stalledReaderTimeout,
+                                                      logger: logger)
+                        let target = (host: host ?? ownHost, port: port ?? castAddress.port ?? castPort)
                         bootstrap.serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                             .bind(host: target.host, port: target.port).whenComplete { result in
                                 switch result {
@@ -148,7 +153,6 @@ public final class CastSimulator: Sendable {
                     }
                 }
             }.get()
-            tls.scheduleRenewal(on: loop, logger: logger)
             return CastSimulator(
                 configuration: configuration, tls: tls, group: group, ownsGroup: shared == nil, runner: runner,
                 completion: completion, listeners: allListeners, discovery: discovery, cast: castAddress, http: eureka.http, https: eureka.https,
@@ -165,14 +169,12 @@ public final class CastSimulator: Sendable {
     /// The Cast port's listener: TLS with the certificate current when a sender connects,
     /// frames, the device.
     private static func castBootstrap(group: MultiThreadedEventLoopGroup, runner: NIOLoopBound<DeviceRunner>, tls: TLSPresentation,
-                                      configuration: SimulatorConfiguration) -> ServerBootstrap {
-        let stalledReaderTimeout = configuration.stalledReaderTimeout.map(TimeAmount.init)
-        let logger = configuration.logger
+                                      stalledReaderTimeout: TimeAmount?, logger: Logger) -> ServerBootstrap {
         return CastConnectionHandler.configure(ServerBootstrap(group: group))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    let presented = tls.current
+                    let presented = try tls.current()
                     try sync.addHandler(NIOSSLServerHandler(context: presented.context))
                     try sync.addHandler(ByteToMessageHandler(CastFrameSplitter()))
                     try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger,
@@ -202,7 +204,9 @@ public final class CastSimulator: Sendable {
         try await onDeviceLoop { $0.closeEveryConnection(because: "the device moved to \(host)") }
         let channel: any Channel
         do {
-            channel = try await Self.castBootstrap(group: group, runner: runner, tls: tls, configuration: configuration)
+            channel = try await Self.castBootstrap(group: group, runner: runner, tls: tls,
+                                                   stalledReaderTimeout: configuration.stalledReaderTimeout.map(TimeAmount.init),
+                                                   logger: configuration.logger)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(host: host, port: port).get()
         } catch {
@@ -226,7 +230,6 @@ public final class CastSimulator: Sendable {
             return !called
         }
         guard first else { return }
-        tls.stop()
         for listener in listeners.withLockedValue({ $0 }) { try? await listener.close() }
         eurekaLockUp.release()
         for server in httpServers { await server.stop() }

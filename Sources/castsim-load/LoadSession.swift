@@ -1,3 +1,4 @@
+import CastSimulator
 import Foundation
 import NIOCore
 import NIOPosix
@@ -19,7 +20,7 @@ struct LoadSession {
     ]
 
     func run(_ workload: some LoadWorkload) async throws {
-        ProcessFigures.raiseDescriptorLimit()
+        DescriptorLimit.raiseToHard()
         Interrupts.install()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: options.threads)
         do {
@@ -52,8 +53,8 @@ struct LoadSession {
                 result = try await workload.run(against: target)
                 if options.serverPid == nil { notes.append("castsim at \(connect): no --server-pid, so no server CPU or memory.") }
             } else {
-                result = try await run(workload, server: "castsim", executable: castsimExecutable(),
-                                       arguments: Self.castsimArguments + options.castsimArguments, group: group, tls: tls)
+                result = try await run(workload, server: "castsim", executable: options.castsim.executable,
+                                       arguments: Self.castsimArguments + options.castsim.castsimArguments, group: group, tls: tls)
             }
             results.append(("castsim", result))
             replyBytes = result.referenceReplyBytes ?? replyBytes
@@ -98,12 +99,6 @@ struct LoadSession {
             }
             throw error
         }
-    }
-
-    /// `--castsim`, else castsim beside this executable: both come out of one build.
-    private func castsimExecutable() -> String {
-        if let path = options.castsimPath { return path }
-        return URL(fileURLWithPath: Self.ownExecutable()).deletingLastPathComponent().appendingPathComponent("castsim").path
     }
 
     static func ownExecutable() -> String {

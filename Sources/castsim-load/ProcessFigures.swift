@@ -68,21 +68,6 @@ enum ProcessFigures {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
-    /// Raises the soft limit on open files to the hard one: thousands of senders are
-    /// thousands of descriptors, here and in the servers started from here (they
-    /// inherit it).
-    static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        #if canImport(Glibc)
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        setrlimit(resource, &limit)
-    }
-
     private static func read(_ path: String) throws -> String {
         do {
             return try String(contentsOfFile: path, encoding: .utf8)

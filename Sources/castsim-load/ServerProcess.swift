@@ -141,6 +141,8 @@ final class ServerOutput: Sendable {
 
     init(stdin: Pipe) { self.stdin = SendablePipe(value: stdin) }
 
+    static let longestLine = 8 << 20
+
     func stdout(_ data: Data) {
         settle { state in
             state.stdout += data
@@ -150,8 +152,9 @@ final class ServerOutput: Sendable {
                 guard line.contains("ready"), let address = Self.castAddress(in: line) else { continue }
                 return .success(address)
             }
-            // Nothing else is read from stdout; keep no more of it than a line.
-            if state.stdout.count > 4096 { state.stdout.removeFirst(state.stdout.count - 4096) }
+            // Nothing else is read from stdout; keep no more of it than a line. The ready
+            // line of 10,000 devices lists 30,000 addresses: about 2.3 MB.
+            if state.stdout.count > Self.longestLine { state.stdout.removeFirst(state.stdout.count - Self.longestLine) }
             return nil
         }
     }
@@ -207,7 +210,8 @@ final class ServerOutput: Sendable {
     /// `cast=HOST:PORT` in a ready line.
     static func castAddress(in line: String) -> SocketAddress? {
         guard let field = line.split(separator: " ").first(where: { $0.hasPrefix("cast=") }) else { return nil }
-        let hostPort = field.dropFirst("cast=".count)
+        // A household lists every device's: the first is the one loaded.
+        let hostPort = field.dropFirst("cast=".count).prefix { $0 != "," }
         guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]) else { return nil }
         var host = String(hostPort[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

@@ -9,12 +9,7 @@ struct TargetOptions: ParsableArguments {
     @Option(help: "castsim, echo or both. both runs castsim first: the size of its answers sets the echo server's.")
     var target: Choice = .both
 
-    @Option(name: .customLong("castsim"), help: "The castsim binary to start. Default: castsim in the folder castsim-load is in.")
-    var castsimPath: String?
-
-    @Option(name: .customLong("castsim-arg"), parsing: .unconditionalSingleValue,
-            help: "One more argument for `castsim run` (repeatable), e.g. --castsim-arg=--heartbeat-interval=5.")
-    var castsimArguments: [String] = []
+    @OptionGroup var castsim: CastsimOptions
 
     @Option(help: "HOST:PORT of a castsim already running, to load instead of starting one.")
     var connect: String?
@@ -40,11 +35,11 @@ struct TargetOptions: ParsableArguments {
         if let connect, Self.hostAndPort(connect) == nil {
             throw ValidationError("--connect \"\(connect)\": expected HOST:PORT, e.g. 127.0.0.1:8009")
         }
-        if connect != nil, castsimPath != nil { throw ValidationError("--connect and --castsim exclude each other: one names a running castsim, the other one to start") }
-        if connect != nil, !castsimArguments.isEmpty { throw ValidationError("--castsim-arg needs a castsim started here, not --connect") }
+        if connect != nil, castsim.castsimPath != nil { throw ValidationError("--connect and --castsim exclude each other: one names a running castsim, the other one to start") }
+        if connect != nil, !castsim.castsimArguments.isEmpty { throw ValidationError("--castsim-arg needs a castsim started here, not --connect") }
         if serverPid != nil, connect == nil { throw ValidationError("--server-pid goes with --connect (a castsim started here is measured anyway)") }
         if let serverPid, serverPid <= 0 { throw ValidationError("--server-pid must be a process id") }
-        if target == .echo, connect != nil || castsimPath != nil || !castsimArguments.isEmpty {
+        if target == .echo, connect != nil || castsim.castsimPath != nil || !castsim.castsimArguments.isEmpty {
             throw ValidationError("--target echo loads only the echo server: --connect, --castsim and --castsim-arg do not apply")
         }
         if let replyBytes, !(1...60_000).contains(replyBytes) { throw ValidationError("--reply-bytes must be 1-60000") }

@@ -112,8 +112,7 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Devices in one fleet: 127.0.0.2 to 127.0.0.255.
-    static let maximumDevices = 254
+    static let maximumDevices = CastFleet.maximumDevices
 
     /// The fastest clock castsim runs, as scenario files allow.
     static let maximumSpeed = 1_000_000.0
@@ -141,6 +140,7 @@ struct RunCommand: AsyncParsableCommand {
         let devices: [CastSimulator]
         let stop: () async -> Void
         if let household {
+            DescriptorLimit.raiseToHard()
             let (fleet, control) = try await deviceOptions.startFleet(household, groups: groups, logger: logger)
             devices = fleet.devices
             stop = { await control?.stop(); await fleet.stop() }

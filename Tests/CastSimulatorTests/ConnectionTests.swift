@@ -86,7 +86,7 @@ struct ConnectionTests {
             let client = try await CastTestSender.connect(to: simulator)
             _ = try await client.connectToReceiver()
             let der = try await client.peerCertificateDER()
-            #expect(der == Array(simulator.credentials.tlsCertificateDER))
+            #expect(try der == Array(simulator.credentials.tls.der))
             let validity = try CertificateFacts(der: der)
             let now = Date()
             #expect(validity.notBefore < now)

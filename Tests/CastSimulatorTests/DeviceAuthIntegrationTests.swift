@@ -24,8 +24,8 @@ struct DeviceAuthIntegrationTests {
             // And not over some other data.
             #expect(try !Self.signatureCovers(Data(tlsDER), response, hash: hash))
             // The chain: the developer PKI's device certificate and intermediate.
-            #expect(response.clientAuthCertificate == simulator.credentials.pki.device.der)
-            #expect(response.intermediateCertificate == [simulator.credentials.pki.intermediate.der])
+            #expect(try response.clientAuthCertificate == simulator.credentials.pki.device.der)
+            #expect(try response.intermediateCertificate == [simulator.credentials.pki.intermediate.der])
             await client.close()
         }
     }
@@ -41,7 +41,7 @@ struct DeviceAuthIntegrationTests {
             let late = try await CastTestSender.connect(to: simulator)
             _ = try await late.connectToReceiver()
             let lateDER = Data(try await late.peerCertificateDER())
-            #expect(lateDER != earlyDER && lateDER == simulator.credentials.tls.der)
+            #expect(try lateDER != earlyDER && lateDER == simulator.credentials.tls.der)
             // eureka_info over HTTPS presents the renewed certificate too.
             let https = try await httpRequest(address: try #require(simulator.httpsAddress), secure: true, path: "/setup/eureka_info")
             #expect(https.status == 200 && https.peerCertificateDER.map { Data($0) } == lateDER)

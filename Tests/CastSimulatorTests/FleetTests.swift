@@ -88,10 +88,16 @@ struct FleetTests {
         #expect(try FleetAddresses.parse("::1", count: 1) == ["::1"])
         #expect(throws: FleetAddressError.notAnAddress("10.0.0")) { try FleetAddresses.parse("10.0.0", count: 1) }
         #expect(throws: FleetAddressError.badRange("10.0.0.9-5")) { try FleetAddresses.parse("10.0.0.9-5", count: 1) }
-        #expect(throws: FleetAddressError.badRange("10.0.0.1-10.0.1.3")) { try FleetAddresses.parse("10.0.0.1-10.0.1.3", count: 2) }
+        #expect(try FleetAddresses.parse("10.0.0.254-10.0.1.3", count: 4) == ["10.0.0.254", "10.0.0.255", "10.0.1.0", "10.0.1.1"])
+        let thousand = try FleetAddresses.parse("127.1.0.1-127.1.3.232", count: 1000)
+        #expect(thousand.count == 1000 && thousand.first == "127.1.0.1" && thousand.last == "127.1.3.232" && Set(thousand).count == 1000)
+        #expect(try FleetAddresses.parse("10.0.0.0-10.255.255.255", count: 2) == ["10.0.0.0", "10.0.0.1"])
+        #expect(FleetAddresses.loopback(count: 300)[253...255] == ["127.0.0.255", "127.0.1.0", "127.0.1.1"])
+        #expect(throws: FleetAddressError.badRange("10.0.1.3-10.0.0.1")) { try FleetAddresses.parse("10.0.1.3-10.0.0.1", count: 2) }
         #expect(throws: FleetAddressError.tooFew(given: 2, needed: 3)) { try FleetAddresses.parse("10.0.0.1,10.0.0.2", count: 3) }
         #expect(throws: FleetAddressError.repeated("10.0.0.2")) { try FleetAddresses.parse("10.0.0.1-2,10.0.0.2", count: 3) }
-        #expect(throws: FleetAddressError.rangeEnd("10.0.0.250", count: 6)) { try FleetAddresses.parse("10.0.0.250", count: 6) }
+        #expect(try FleetAddresses.parse("10.0.0.254", count: 3) == ["10.0.0.254", "10.0.0.255", "10.0.1.0"])
+        #expect(throws: FleetAddressError.rangeEnd("255.255.255.250", count: 7)) { try FleetAddresses.parse("255.255.255.250", count: 7) }
         #expect(throws: FleetAddressError.wildcard) { try FleetAddresses.parse("0.0.0.0,10.0.0.1", count: 2) }
         #expect(FleetAddressError.tooFew(given: 1, needed: 3).description.contains("1 address for 3 devices"))
     }

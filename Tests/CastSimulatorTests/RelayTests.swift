@@ -65,7 +65,7 @@ struct RelayTests {
                 let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
                 let response = try #require(await DeviceAuthIntegrationTests.challenge(sender, nonce: nonce, hash: .sha256))
                 let relayTLS = Data(try await sender.peerCertificateDER())
-                #expect(relayTLS == relay.credentials.tls.der && relayTLS != upstream.credentials.tls.der)
+                #expect(try relayTLS == relay.credentials.tls.der && relayTLS != upstream.credentials.tls.der)
                 #expect(try DeviceAuthIntegrationTests.signatureCovers(nonce + relayTLS, response, hash: .sha256))
                 #expect(try await upstream.journal().allSatisfy { $0.envelope.namespace != CastNamespace.deviceAuth })
                 #expect(try await relay.journal().contains { $0.envelope.namespace == CastNamespace.deviceAuth })

@@ -116,6 +116,17 @@ struct CastsimLoadRunTests {
         #expect(try Self.number(figures, "server_descriptors_after") == Self.number(figures, "server_descriptors_before"))
     }
 
+    @Test("devices: a household of 20 starts, idles and serves a sender on its last device, across a /24 boundary")
+    func devices() throws {
+        // 127.3.0.250 to 127.3.1.13: the last device is past .255.
+        let report = try Self.run(["devices", "--devices", "20", "--host", "127.3.0.250", "--idle", "1", "--json"])
+        #expect(try Self.number(report, "devices") == 20)
+        #expect(try Self.number(report, "ready_ms") > 0)
+        #expect(try Self.number(report, "rss_kib") > Self.number(try #require(report["one_device"] as? [String: Any]), "rss_kib"))
+        #expect(report["kib_per_device"] is NSNumber && report["idle_cpu_percent"] is NSNumber)
+        #expect(try Self.number(report, "last_device_round_trip_ms") > 0)
+    }
+
     @Test("Bad options are refused with what was expected")
     func badOptions() throws {
         let (status, _, error) = try Self.execute(["roundtrip", "--senders", "0"])
@@ -124,6 +135,9 @@ struct CastsimLoadRunTests {
         let (connectStatus, _, connectError) = try Self.execute(["idle", "--connect", "localhost"])
         #expect(connectStatus != 0)
         #expect(connectError.contains("expected HOST:PORT"), "stderr: \(connectError)")
+        let (devicesStatus, _, devicesError) = try Self.execute(["devices", "--devices", "10001"])
+        #expect(devicesStatus != 0)
+        #expect(devicesError.contains("--devices must be 1-10000"), "stderr: \(devicesError)")
     }
 
     // MARK: Running the executable

@@ -11,6 +11,9 @@ Each command prints JSON lines on standard output:
   play NAME URL        find NAME with pychromecast, play URL on it, wait for PLAYING
   multizone HOST       pychromecast.dial.get_multizone_status(HOST): the groups HOST's
                        eureka_info (HTTPS 8443) lists, with where pychromecast would find them
+  packets SECONDS IGNORE  every IPv4 mDNS packet on the wire for SECONDS, but those from
+                       IGNORE (this side's own address): one line per packet, with the Cast
+                       instances its records name
 """
 
 from __future__ import annotations
@@ -116,6 +119,37 @@ def multizone(host: str) -> None:
                  for group in status.groups], dynamic_groups=len(status.dynamic_groups))
 
 
+def packets(seconds: float, ignore: str) -> None:
+    import socket
+    import struct
+
+    from zeroconf import DNSIncoming
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("0.0.0.0", 5353))
+    sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, struct.pack("4s4s", socket.inet_aton("224.0.0.251"),
+                                                                            socket.inet_aton(ignore)))
+    emit(listening=True)
+    deadline = time.time() + seconds
+    while (left := deadline - time.time()) > 0:
+        sock.settimeout(left)
+        try:
+            data, (source, _) = sock.recvfrom(9000)
+        except socket.timeout:
+            break
+        if source == ignore:
+            continue
+        message = DNSIncoming(data)
+        records = message.answers()
+        instances = sorted({record.name for record in records if record.name.endswith("." + SERVICE) and record.type == 33}
+                           | {question.name for question in message.questions if question.name.endswith("." + SERVICE)})
+        emit(source=source, size=len(data), response=message.is_response(), instances=instances,
+             goodbyes=sorted({record.name for record in records if record.ttl == 0 and record.type == 33}))
+    sock.close()
+
+
 if __name__ == "__main__":
     command, *arguments = sys.argv[1:]
     if command == "browse":
@@ -130,5 +164,7 @@ if __name__ == "__main__":
         zc.close()
     elif command == "multizone":
         multizone(arguments[0])
+    elif command == "packets":
+        packets(float(arguments[0]), arguments[1])
     else:
         sys.exit(f"unknown command {command}")

@@ -114,18 +114,31 @@ class JsonLines:
         if seen_ok and (earlier := next((event for event in self.seen if predicate(event)), None)):
             return earlier
         deadline = time.time() + timeout
-        while (left := deadline - time.time()) > 0:
-            try:
-                event = self.events.get(timeout=left)
-            except queue.Empty:
-                break
-            if event is None:
-                break
-            self.seen.append(event)
+        while (event := self._next(deadline)) is not None:
             if predicate(event):
                 return event
         stderr = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
         pytest.fail(f"never saw {what}; saw {self.seen}\n{stderr}", pytrace=False)
+
+    def drain(self, seconds: float) -> list[dict]:
+        """Every line that comes in the next `seconds`, added to those seen."""
+        deadline = time.time() + seconds
+        while self._next(deadline) is not None:
+            pass
+        return self.seen
+
+    def _next(self, deadline: float) -> dict | None:
+        """The next line, kept in `seen`; None once the deadline passes or the probe ends."""
+        left = deadline - time.time()
+        if left <= 0:
+            return None
+        try:
+            event = self.events.get(timeout=left)
+        except queue.Empty:
+            return None
+        if event is not None:
+            self.seen.append(event)
+        return event
 
     def stop(self) -> None:
         self.proc.kill()

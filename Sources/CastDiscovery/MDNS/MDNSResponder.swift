@@ -25,6 +25,11 @@ public struct MDNSResponder: Sendable {
     public struct Packet: Sendable, Equatable {
         public var message: DNSMessage
         public var destination: Destination
+
+        public init(message: DNSMessage, destination: Destination) {
+            self.message = message
+            self.destination = destination
+        }
     }
 
     public enum Event: Sendable, Equatable {
@@ -154,6 +159,13 @@ public struct MDNSResponder: Sendable {
         } catch {
             return [.event(.malformed("from \(peer): \(error)"))]
         }
+        return received(message, from: peer, now: now)
+    }
+
+    /// One message from the network, decoded once for every device a process advertises.
+    /// A message that names none of ``answerableNames`` in its questions and none of
+    /// ``claimedNames`` in its records changes nothing and gets no answer.
+    public mutating func received(_ message: DNSMessage, from peer: Peer, now: Double) -> [Output] {
         // Only standard queries and responses (RFC 6762 §18.3, §18.11).
         guard message.opcode == 0, message.rcode == 0 else { return [] }
         var outputs: [Output] = []
@@ -241,12 +253,16 @@ public struct MDNSResponder: Sendable {
     }
 
     /// The names this device claims: its instance and its host (a group: its instance;
-    /// the host is its leader's).
-    private var uniqueNames: Set<DNSName> { Set(claimedNames) }
-    private var claimedNames: [DNSName] { description.isGroup ? [description.instanceName] : [description.instanceName, description.hostName] }
+    /// the host is its leader's). Only records of these names can conflict with it.
+    public var claimedNames: Set<DNSName> { Set(claimedNameList) }
+    private var uniqueNames: Set<DNSName> { claimedNames }
+    private var claimedNameList: [DNSName] { description.isGroup ? [description.instanceName] : [description.instanceName, description.hostName] }
+
+    /// The names of the records it has: a question about any other name is not for it.
+    public var answerableNames: Set<DNSName> { Set(records.map(\.name)) }
 
     private func probe() -> Packet {
-        let questions = claimedNames.map {
+        let questions = claimedNameList.map {
             DNSQuestion(name: $0, type: .any, unicastResponse: true)
         }
         let message = DNSMessage(questions: questions, authorities: records.filter { uniqueNames.contains($0.name) })

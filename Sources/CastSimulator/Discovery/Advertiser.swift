@@ -4,63 +4,73 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// castsim's own mDNS responder at work: one ``MDNSResponder`` per interface, fed the
-/// datagrams of its sockets and the device's typed events (an app starts or stops: `st`
-/// and `rs` change; the advertisement is withdrawn or restored), woken at its deadlines.
-/// Lives on the device's event loop, like the ``DeviceRunner``.
-final class Advertiser {
-    private let loop: any EventLoop
+/// One device's advertisement in castsim's own mDNS responder: one ``MDNSResponder`` per
+/// interface, fed the device's typed events (an app starts or stops: `st` and `rs` change;
+/// the advertisement is withdrawn or restored). The sockets, the timer and the datagrams
+/// are the ``MDNSHub``'s, shared by every device on the loop. Lives on the device's event
+/// loop, like the ``DeviceRunner``.
+final class Advertiser: MDNSHub.Member {
+    private let hub: MDNSHub
+    private let id: Int
     private let logger: Logger
-    private let sockets: MDNSSockets
     private var responders: [Int: MDNSResponder] = [:]
-    private var interfaces: [Int: MDNSInterface] = [:]
     private var description: CastServiceDescription
     private var host: String
-    private var timer: Scheduled<Void>?
-    /// After ``shutDown()``: no more timers or answers (the sockets are closing, and the
-    /// loop may go next).
+    /// After ``shutDown()``: no more answers.
     private var stopped = false
-    /// Where the datagram being answered came from, with its IPv6 scope: unicast replies go there.
-    private var replyAddresses: [MDNSResponder.Peer: SocketAddress] = [:]
 
-    private init(loop: any EventLoop, logger: Logger, sockets: MDNSSockets, description: CastServiceDescription, host: String) {
-        self.loop = loop
+    private init(hub: MDNSHub, id: Int, logger: Logger, description: CastServiceDescription, host: String) {
+        self.hub = hub
+        self.id = id
         self.logger = logger
-        self.sockets = sockets
         self.description = description
         self.host = host
     }
 
-    /// Opens the sockets and starts probing on every interface; returns the advertiser and
-    /// the names of the interfaces it answers on.
+    /// Joins the loop's responder (opening its sockets if it is the first device there) and
+    /// starts probing on every interface; returns the advertiser and the names of the
+    /// interfaces it answers on.
     static func start(interfaceNames: [String], host: String, description: CastServiceDescription, loop: any EventLoop,
                       logger: Logger) async throws -> (NIOLoopBound<Advertiser>, interfaces: [String]) {
-        let interfaces = try MDNSInterface.find(named: interfaceNames)
-        guard !interfaces.isEmpty else { throw MDNSError.noInterfaces }
-        let box = NIOLockedValueBox<NIOLoopBound<Advertiser>?>(nil)
-        let (sockets, problems) = try await MDNSSockets.open(on: interfaces, loop: loop) { datagram in
-            box.withLockedValue { $0 }?.value.received(datagram)
-        }
-        for problem in problems { logger.warning("\(problem)") }
-        let advertiser = try await loop.submit {
-            let advertiser = Advertiser(loop: loop, logger: logger, sockets: sockets, description: description, host: host)
-            let now = Self.now
-            for interface in interfaces where sockets.endpoints.contains(where: { $0.interface == interface }) {
-                advertiser.interfaces[interface.index] = interface
-                var responder = MDNSResponder(description: description, addresses: advertiser.addresses(on: interface))
-                advertiser.carryOut(responder.start(now: now), on: interface.index)
-                advertiser.responders[interface.index] = responder
+        let made = NIOLockedValueBox<NIOLoopBound<Advertiser>?>(nil)
+        let (hub, id) = try await MDNSHub.join(interfaceNames: interfaceNames, loop: loop, logger: logger) { hub, id in
+            let advertiser = Advertiser(hub: hub, id: id, logger: logger, description: description, host: host)
+            for (index, interface) in hub.interfaces {
+                advertiser.responders[index] = MDNSResponder(description: description, addresses: advertiser.addresses(on: interface))
             }
-            advertiser.reschedule()
-            logger.info("mDNS: advertising \(description.instanceName) on \(interfaces.map(\.description).joined(separator: ", "))")
-            return NIOLoopBound(advertiser, eventLoop: loop)
+            made.withLockedValue { $0 = NIOLoopBound(advertiser, eventLoop: loop) }
+            return advertiser
+        }
+        let interfaces = try await loop.submit {
+            let hub = hub.value
+            let now = MDNSHub.now
+            for index in hub.interfaces.keys.sorted() { hub.run(id, on: index) { $0.start(now: now) } }
+            hub.reschedule()
+            logger.info("mDNS: advertising \(description.instanceName) on \(hub.interfaces.values.map(\.description).sorted().joined(separator: ", "))")
+            return hub.interfaces.keys.sorted().compactMap { hub.interfaces[$0]?.name }
         }.get()
-        box.withLockedValue { $0 = advertiser }
-        let answering = interfaces.filter { interface in sockets.endpoints.contains { $0.interface == interface } }
-        return (advertiser, answering.map(\.name))
+        return (made.withLockedValue { $0 }!, interfaces)
     }
 
-    static var now: Double { Double(NIODeadline.now().uptimeNanoseconds) / 1e9 }
+    // MARK: What the hub asks
+
+    func withResponder(on interface: Int, _ body: (inout MDNSResponder) -> [MDNSResponder.Output]) -> [MDNSResponder.Output]? {
+        guard !stopped, var responder = responders[interface] else { return nil }
+        let outputs = body(&responder)
+        responders[interface] = responder
+        return outputs
+    }
+
+    var nextDeadline: Double? { stopped ? nil : responders.values.compactMap(\.nextDeadline).min() }
+
+    func log(_ event: MDNSResponder.Event, on interface: Int) {
+        let name = hub.interfaces[interface]?.description ?? "#\(interface)"
+        switch event {
+        case .announced(let instance): logger.info("mDNS: announced \(instance) on \(name)")
+        case .renamed(let from, let to): logger.notice("mDNS: another host claims \"\(from)\"; advertising as \"\(to)\"")
+        case .malformed(let problem): logger.debug("mDNS: ignored a packet: \(problem)")
+        }
+    }
 
     /// The addresses the device has on `interface`: its own when castsim listens on every
     /// address, else the one it listens on.
@@ -83,18 +93,6 @@ final class Advertiser {
     }
 
     // MARK: Inputs
-
-    func received(_ datagram: MDNSSockets.Datagram) {
-        guard !stopped, var responder = responders[datagram.interfaceIndex], let address = Self.bytes(of: datagram.source),
-              let port = datagram.source.port else { return }
-        let peer = MDNSResponder.Peer(address: address, port: port)
-        let outputs = responder.received(datagram.bytes, from: peer, now: Self.now)
-        responders[datagram.interfaceIndex] = responder
-        replyAddresses = [peer: datagram.source]
-        carryOut(outputs, on: datagram.interfaceIndex)
-        replyAddresses = [:]
-        reschedule()
-    }
 
     /// The device's events that change what it advertises.
     func deviceEvent(_ event: DeviceEvent, snapshot: () -> DeviceSnapshot) {
@@ -121,12 +119,11 @@ final class Advertiser {
             if let newHost { host = newHost }
             if let port { description.port = port }
             let description = description
-            for (index, interface) in interfaces {
-                guard var responder = responders[index] else { continue }
-                carryOut(responder.restore(description, addresses: addresses(on: interface), now: Self.now), on: index)
-                responders[index] = responder
+            for (index, interface) in hub.interfaces {
+                hub.run(id, on: index) { $0.restore(description, addresses: addresses(on: interface), now: MDNSHub.now) }
             }
-            reschedule()
+            hub.flush()
+            hub.reschedule()
             logger.info("mDNS: restored \(description.instanceName) at \(host) port \(description.port)")
         default:
             break
@@ -136,73 +133,28 @@ final class Advertiser {
     private func update(_ changed: CastServiceDescription) {
         guard changed != description else { return }
         description = changed
-        for (index, interface) in interfaces {
-            guard var responder = responders[index] else { continue }
-            carryOut(responder.update(changed, addresses: addresses(on: interface), now: Self.now), on: index)
-            responders[index] = responder
+        for (index, interface) in hub.interfaces {
+            hub.run(id, on: index) { $0.update(changed, addresses: addresses(on: interface), now: MDNSHub.now) }
         }
-        reschedule()
+        hub.flush()
+        hub.reschedule()
     }
 
-    /// Goodbyes on every interface, then the sockets close.
+    /// Goodbyes on every interface; the hub closes its sockets when the last device leaves.
     func shutDown() -> EventLoopFuture<Void> {
-        guard !stopped else { return loop.makeSucceededVoidFuture() }
+        guard !stopped else { return hub.loop.makeSucceededVoidFuture() }
         each { responder, now in responder.shutdown(now: now) }
         stopped = true
-        timer?.cancel()
-        timer = nil
-        let sockets = self.sockets
-        // The goodbyes are written before the sockets close: both go through the same loop.
-        let promise = loop.makePromise(of: Void.self)
-        promise.completeWithTask { await sockets.close() }
-        return promise.futureResult
+        return hub.leave(id)
     }
-
-    // MARK: Outputs and time
 
     private func each(_ body: (inout MDNSResponder, Double) -> [MDNSResponder.Output]) {
-        let now = Self.now
+        let now = MDNSHub.now
         for index in responders.keys.sorted() {
-            guard var responder = responders[index] else { continue }
-            carryOut(body(&responder, now), on: index)
-            responders[index] = responder
+            hub.run(id, on: index) { body(&$0, now) }
         }
-        reschedule()
-    }
-
-    private func carryOut(_ outputs: [MDNSResponder.Output], on index: Int) {
-        for output in outputs {
-            switch output {
-            case .send(let packet):
-                let bytes = packet.message.encoded()
-                switch packet.destination {
-                case .multicast(let ipv6):
-                    if ipv6 != true { sockets.send(bytes, interfaceIndex: index, family: .inet, to: nil) }
-                    if ipv6 != false { sockets.send(bytes, interfaceIndex: index, family: .inet6, to: nil) }
-                case .unicast(let peer):
-                    guard let address = replyAddresses[peer] else { continue }
-                    sockets.send(bytes, interfaceIndex: index, family: peer.address.count == 16 ? .inet6 : .inet, to: address)
-                }
-            case .event(.announced(let instance)):
-                logger.info("mDNS: announced \(instance) on \(interfaces[index]?.description ?? "#\(index)")")
-            case .event(.renamed(let from, let to)):
-                logger.notice("mDNS: another host claims \"\(from)\"; advertising as \"\(to)\"")
-            case .event(.malformed(let problem)):
-                logger.debug("mDNS: ignored a packet: \(problem)")
-            }
-        }
-    }
-
-    private func reschedule() {
-        timer?.cancel()
-        timer = nil
-        guard !stopped, let next = responders.values.compactMap(\.nextDeadline).min() else { return }
-        let delay = max(0, next - Self.now)
-        // The task runs on this loop, where the advertiser lives.
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        timer = loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
-            bound.value.each { responder, now in responder.advance(now: now) }
-        }
+        hub.flush()
+        hub.reschedule()
     }
 }
 

@@ -11,6 +11,10 @@ import NIOPosix
 /// happens in order, as a single device's own events do. Fifty idle devices cost their
 /// listeners and nothing else; a fleet is not a load test (one device is: it has a loop).
 public final class CastFleet: Sendable {
+    /// The most devices a fleet runs. Each takes up to three sockets (8009, 8008, 8443), so
+    /// ten thousand need a limit on open files above 30,000 (``DescriptorLimit``).
+    public static let maximumDevices = 10_000
+
     /// The devices, in the order they were configured.
     public let devices: [CastSimulator]
     private let group: MultiThreadedEventLoopGroup

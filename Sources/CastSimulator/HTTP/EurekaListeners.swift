@@ -1,6 +1,5 @@
 import CastDevice
 import Hummingbird
-import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -46,29 +45,16 @@ enum EurekaListeners {
 
     /// `/setup/eureka_info` on `port` (nil: not served), over TLS when `tls` is given; a
     /// port it cannot bind is a ``ListenError`` naming `listener`.
-    ///
-    /// On NIO's process-wide group, not the device's loop: Hummingbird's graceful shutdown
-    /// finishes in a task of its own that nothing can wait for, and that task still reaches
-    /// the server's loop after the server has stopped. The device's loop goes when the
-    /// device stops; the process-wide one never goes.
     private static func server(_ listener: ListenError.Listener, port: Int?, tls: TLSPresentation?, device: EurekaRoutes.Device,
-                                     legacy: Bool, configuration: SimulatorConfiguration) async throws
-        -> RunningHTTPServer?
+                               legacy: Bool, configuration: SimulatorConfiguration) async throws -> DeviceHTTPListener?
     {
         guard let port else { return nil }
         let router = EurekaRoutes.router(device, legacy: legacy, dial: tls == nil)
-        let server: HTTPServerBuilder = tls.map { tls in
-            HTTPServerBuilder { responder in RenewingTLSChannel(base: HTTP1Channel(responder: responder), tls: tls) }
-        } ?? .http1()
-        // Hummingbird's and the service group's own lines say nothing a user needs.
+        // Hummingbird's own lines say nothing a user needs.
         var quiet = configuration.logger
         quiet.logLevel = max(quiet.logLevel, .warning)
         do {
-            return try await RunningHTTPServer.start(logger: quiet) { onServerRunning in
-                Application(router: router, server: server,
-                            configuration: .init(address: .hostname(configuration.host, port: port), serverName: nil, reuseAddress: true),
-                            onServerRunning: onServerRunning, eventLoopGroupProvider: .singleton, logger: quiet)
-            }
+            return try await DeviceHTTPListener.start(router: router, host: configuration.host, port: port, tls: tls, logger: quiet)
         } catch {
             throw ListenError(listener: listener, host: configuration.host, port: port, error: error)
         }
