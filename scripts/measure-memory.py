@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Resident memory of a castsim process, measured from outside, under a chatty sender.
 
-    scripts/measure-memory.py [--binary PATH] [--messages N] [--senders N]
+    scripts/measure-memory.py [--binary PATH] [--messages N] [--senders N] [--cycles N]
 
 Starts `castsim run` on a free loopback port, opens N TLS connections, sends PINGs
 (pipelined, replies read and thrown away) until N messages have gone out, closes every
-connection, and prints the process's VmRSS at each stage. A figure, not a test: what
-castsim keeps per message must not grow with the number of messages.
+connection, then opens and closes --cycles more (TLS, CONNECT, GET_STATUS, close; eight at
+a time), and prints the process's VmRSS at each stage against the budget: within 10 MB of
+where it started (the journal at its default limit of 10,000 messages). A figure, not a
+test: what castsim keeps per message and per connection must not grow with their number.
 
 Standard library only (ssl, socket) and the CastMessage encoder of python/castsim/castv2.py.
 """
@@ -45,6 +47,7 @@ def main() -> int:
     parser.add_argument("--binary", default=str(REPO / ".build" / "release" / "castsim"))
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--senders", type=int, default=10)
+    parser.add_argument("--cycles", type=int, default=10_000)
     parser.add_argument("extra", nargs="*", help="more `castsim run` arguments, after --")
     args = parser.parse_args()
 
@@ -91,10 +94,38 @@ def main() -> int:
             connection.close()
         time.sleep(2)
         closed = rss_kib(proc.pid)
+
+        get_status = frame("sender-0", "receiver-0", "urn:x-cast:com.google.cast.receiver",
+                           '{"type":"GET_STATUS","requestId":1}')
+
+        def cycle(count: int) -> None:
+            for _ in range(count):
+                with context.wrap_socket(socket.create_connection((host, int(port)))) as connection:
+                    connection.sendall(connect + get_status)
+                    # Until the RECEIVER_STATUS: the device has handled both.
+                    received = b""
+                    while b"RECEIVER_STATUS" not in received:
+                        chunk = connection.recv(65536)
+                        if not chunk:
+                            raise RuntimeError("castsim closed a cycled connection")
+                        received += chunk
+
+        cycling_began = time.monotonic()
+        workers = [threading.Thread(target=cycle, args=(args.cycles // 8 + (index < args.cycles % 8),)) for index in range(8)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        cycling = time.monotonic() - cycling_began
+        time.sleep(2)
+        cycled = rss_kib(proc.pid)
+        growth = (cycled - start) / 1024
         print(f"castsim {args.binary}")
         print(f"  {sent:,} PINGs from {args.senders} senders in {elapsed:.1f} s ({sent / elapsed:,.0f}/s)")
+        print(f"  {args.cycles:,} connections opened, asked GET_STATUS and closed in {cycling:.1f} s")
         print(f"  RSS at start {start / 1024:.1f} MB, with the messages sent {loaded / 1024:.1f} MB, "
-              f"after every connection closed {closed / 1024:.1f} MB ({(closed - start) / 1024:+.1f} MB)")
+              f"after every connection closed {closed / 1024:.1f} MB, after the cycles {cycled / 1024:.1f} MB "
+              f"({growth:+.1f} MB; budget: within 10 MB of the start: {'met' if abs(growth) <= 10 else 'MISSED'})")
         return 0
     finally:
         proc.terminate()

@@ -68,6 +68,33 @@ let benchmarks: @Sendable () -> Void = {
         try? FileManager.default.removeItem(atPath: recordingPath)
     }
 
+    // An event-stream follower: the same round trip while a reader takes every piece of
+    // news (what the control API's /api/v1/events does before it encodes it, off the
+    // device's loop). The device's cost per message is the difference from the plain
+    // round trip, halved (a PING and its PONG are two messages).
+    let followed = Fixture<(Embedded, Task<Int, Never>)>()
+    Benchmark("runtime.embedded-ping-round-trip-followed", configuration: hotPath()) { benchmark in
+        let state = followed.value.0
+        for _ in benchmark.scaledIterations {
+            state.sender.sendRaw(state.ping)
+            state.sender.discardReceived()
+        }
+    } setup: {
+        followed.make {
+            let state = Embedded()
+            let news = state.simulator.news()
+            return (state, Task {
+                var count = 0
+                for await _ in news { count += 1 }
+                return count
+            })
+        }
+    } teardown: {
+        followed.value.0.simulator.stop()
+        _ = await followed.value.1.value
+        followed.drop()
+    }
+
     // Conversion: a recorded session of 250 LOAD / PAUSE / PLAY / GET_STATUS rounds (about
     // 2,000 events), of a device whose ids differ from castsim's, so every request is
     // answered as recorded: the most work from-recording does.

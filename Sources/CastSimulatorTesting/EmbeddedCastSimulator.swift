@@ -27,6 +27,8 @@ public final class EmbeddedCastSimulator {
     private var links: [Link] = []
     private var stopped = false
     private var recording: (recorder: Recorder, subscription: Int)?
+    /// The ``news(buffering:)`` streams, with the device's subscription for each.
+    private var followers: [(subscription: Int, continuation: AsyncStream<SimulatorNews>.Continuation)] = []
 
     /// A device and its channel pair to one sender.
     private struct Link {
@@ -173,6 +175,15 @@ public final class EmbeddedCastSimulator {
         recording = nil
     }
 
+    /// Everything that happens from now on, as the control API's event stream hears it:
+    /// the device yields each piece of news to the stream, and a reader that falls behind
+    /// loses the oldest. Ends when the simulator stops.
+    public func news(buffering limit: Int = 4096) -> AsyncStream<SimulatorNews> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SimulatorNews.self, bufferingPolicy: .bufferingNewest(limit))
+        followers.append((runner.subscribe { continuation.yield($0) }, continuation))
+        return stream
+    }
+
     /// The device as it stands.
     public var snapshot: DeviceSnapshot { runner.snapshot }
 
@@ -187,6 +198,11 @@ public final class EmbeddedCastSimulator {
         guard !stopped else { return }
         stopped = true
         stopRecording()
+        for (subscription, continuation) in followers {
+            runner.unsubscribe(subscription)
+            continuation.finish()
+        }
+        followers.removeAll()
         runner.shutDown()
         pump()
         for link in links {

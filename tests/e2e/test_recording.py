@@ -96,6 +96,9 @@ def test_record_convert_replay(castsim_factory, castsim_bin: Path, tmp_path: Pat
                                          "--idle-timeout", "300"))
     seen = play_queue(device, titles)
     assert seen == ["Two", MEDIA_PLAYER_STATE_PAUSED, "volume 0.4"]
+    # pychromecast has closed its socket; castsim hears of it on its own time. Stopped
+    # before then, castsim would close the connection itself and record that instead.
+    wait_until(lambda: not device.client.state().connections, what="castsim to see pychromecast's close")
     assert device.stop() == 0
 
     lines = read_recording(recording)
