@@ -32,15 +32,27 @@ public struct JournalEntry: Sendable, Equatable {
     public var envelope: CastEnvelope
     /// Why no handler took an inbound message; nil when one did.
     public var unhandled: String?
+    /// The payload is text castsim encoded itself (the device's own messages): one line of
+    /// valid JSON, exactly as `JSONValue.jsonText()` writes it, so a recording can copy it
+    /// instead of parsing and encoding it again. False for what senders and a relay's
+    /// upstream send, which may be anything.
+    package var payloadIsOwnJSON: Bool
 
     package init(sequence: Int, time: SimTime, direction: Direction, connections: [ConnectionID], envelope: CastEnvelope,
-                 unhandled: String? = nil) {
+                 unhandled: String? = nil, payloadIsOwnJSON: Bool = false) {
         self.sequence = sequence
         self.time = time
         self.direction = direction
         self.connections = connections
         self.envelope = envelope
         self.unhandled = unhandled
+        self.payloadIsOwnJSON = payloadIsOwnJSON
+    }
+
+    /// Equal as messages: how the payload's text came about is not part of it.
+    public static func == (lhs: JournalEntry, rhs: JournalEntry) -> Bool {
+        lhs.sequence == rhs.sequence && lhs.time == rhs.time && lhs.direction == rhs.direction && lhs.connections == rhs.connections
+            && lhs.envelope == rhs.envelope && lhs.unhandled == rhs.unhandled
     }
 
     public var payload: JSONValue? { envelope.utf8.flatMap { try? JSONValue.parse($0) } }

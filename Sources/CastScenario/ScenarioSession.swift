@@ -357,7 +357,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     /// Hands a device output on: a message is numbered and told.
     private mutating func pass(_ output: DeviceOutput) {
         switch output {
-        case .send(let envelope, let recipients): tell(.outbound, envelope, connections: recipients)
+        case .send(let envelope, let recipients): tell(.outbound, envelope, connections: recipients, ownJSON: true)
         case .close(let connection, let reason): pending.append(.close(connection, reason: reason))
         case .log(let line): pending.append(.log(line))
         case .event(let event): pending.append(.event(event))
@@ -366,10 +366,12 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
 
     /// Numbers a message and tells it; returns its number.
     @discardableResult
-    private mutating func tell(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID]) -> Int {
+    /// `ownJSON`: the device's own output, whose payload its outbox encoded.
+    private mutating func tell(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID],
+                               ownJSON: Bool = false) -> Int {
         lastSequence += 1
         pending.append(.message(JournalEntry(sequence: lastSequence, time: now, direction: direction, connections: connections,
-                                             envelope: envelope, unhandled: nil)))
+                                             envelope: envelope, unhandled: nil, payloadIsOwnJSON: ownJSON)))
         return lastSequence
     }
 

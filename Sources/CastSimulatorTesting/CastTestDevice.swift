@@ -76,7 +76,7 @@ package struct CastTestDevice {
         case .send(let envelope, let recipients):
             lastSequence += 1
             return .message(JournalEntry(sequence: lastSequence, time: now, direction: .outbound, connections: recipients,
-                                         envelope: envelope, unhandled: nil))
+                                         envelope: envelope, unhandled: nil, payloadIsOwnJSON: true))
         case .close(let id, let reason): return .close(id, reason: reason)
         case .log(let line): return .log(line)
         case .event(let event): return .event(event)

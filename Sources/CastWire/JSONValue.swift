@@ -200,7 +200,7 @@ extension JSONValue {
 
     /// Writes into bytes, not a String: appending to a String checks its storage and
     /// flags on every append, which was most of the cost of encoding a status.
-    private func write(to output: inout [UInt8]) {
+    package func write(to output: inout [UInt8]) {
         switch self {
         case .null:
             output.append(contentsOf: "null".utf8)
@@ -230,7 +230,7 @@ extension JSONValue {
         }
     }
 
-    private static func writeNumber(_ value: Double, to output: inout [UInt8]) {
+    package static func writeNumber(_ value: Double, to output: inout [UInt8]) {
         guard value.isFinite else {
             output.append(contentsOf: "null".utf8)  // JSON has no NaN or infinity
             return
@@ -257,7 +257,7 @@ extension JSONValue {
         output.append(contentsOf: NumberText.format(value).utf8)
     }
 
-    private static func writeString(_ value: String, to output: inout [UInt8]) {
+    package static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { bytes in

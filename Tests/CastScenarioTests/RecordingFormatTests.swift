@@ -1,5 +1,6 @@
 import CastDevice
 import CastScenario
+import CastSimulatorTesting
 import CastWire
 import Foundation
 import Testing
@@ -72,6 +73,39 @@ struct RecordingFormatTests {
         #expect(lines[5]["binary"] == "AAEC/w==")
         #expect(lines[7]["fault"] == "closeConnection" && lines[7]["reset"] == true)
         #expect(lines[1]["wall"] == "2025-11-25T12:00:00.123Z")
+    }
+
+    @Test("The device's own payloads are copied into their line: byte for byte what parsing and encoding them again gives")
+    func ownPayloadsCopied() throws {
+        let payloads: [JSONValue] = [
+            ["type": "RECEIVER_STATUS", "requestId": 3, "status": [
+                "volume": ["level": 0.25, "muted": false, "stepInterval": 0.05],
+                "applications": [["displayName": "Default \"Media\" Receiver ✓", "namespaces": [["name": "urn:x-cast:com.google.cast.media"]]]],
+            ]],
+            ["type": "MEDIA_STATUS", "status": [], "requestId": 0, "big": 1e21, "small": -0.000001, "text": "line\nbreak \u{01} / é 🎬"],
+        ]
+        let redaction = try PayloadRedaction(["status"])
+        for payload in payloads {
+            var message = RecordedMessage(direction: .outbound, connections: [ConnectionID(4), ConnectionID(5)], envelope: CastEnvelope(
+                sourceId: "receiver-0", destinationId: "*", namespace: CastNamespace.receiver, payload: .string(payload.jsonText())))
+            let parsed = Self.event(1.5, .message(message))
+            message.payloadIsOwnJSON = true
+            let copied = Self.event(1.5, .message(message))
+            #expect(copied.line() == parsed.line() && copied.line() == Recording.line(parsed.json()))
+            #expect(try Recording.read(Data((Recording.line(Self.header.json) + copied.line()).utf8)).events == [parsed])
+            // Redacted, the payload is parsed and redacted as ever.
+            #expect(copied.line(redacting: redaction) == Recording.line(parsed.json(redacting: redaction)))
+            #expect(!copied.line(redacting: redaction).contains("applications"))
+        }
+    }
+
+    @Test("The session marks what the device encoded itself, and nothing a sender sent")
+    func ownPayloadsMarked() throws {
+        var device = try CastTestDevice(scenarioJSON: #"{"name": "plain"}"#)
+        _ = device.launch()
+        let messages = device.journal.entries
+        #expect(messages.contains { $0.direction == .outbound } && messages.contains { $0.direction == .inbound })
+        #expect(messages.allSatisfy { $0.payloadIsOwnJSON == ($0.direction == .outbound) })
     }
 
     @Test("A bad line is refused with its number and what was expected")

@@ -128,6 +128,8 @@ public struct RecordedMessage: Sendable, Equatable {
     public var envelope: CastEnvelope
     /// Why no handler took an inbound message.
     public var unhandled: String?
+    /// As ``JournalEntry/payloadIsOwnJSON``: set only while recording, never read from a file.
+    package var payloadIsOwnJSON = false
 
     public init(direction: JournalEntry.Direction, connections: [ConnectionID], envelope: CastEnvelope, unhandled: String? = nil) {
         self.direction = direction
@@ -138,6 +140,13 @@ public struct RecordedMessage: Sendable, Equatable {
 
     public init(_ entry: JournalEntry) {
         self.init(direction: entry.direction, connections: entry.connections, envelope: entry.envelope, unhandled: entry.unhandled)
+        payloadIsOwnJSON = entry.payloadIsOwnJSON
+    }
+
+    /// Equal as messages: how the payload's text came about is not part of it.
+    public static func == (lhs: RecordedMessage, rhs: RecordedMessage) -> Bool {
+        lhs.direction == rhs.direction && lhs.connections == rhs.connections && lhs.envelope == rhs.envelope
+            && lhs.unhandled == rhs.unhandled
     }
 
     /// The JSON payload, when it is JSON.

@@ -235,6 +235,48 @@ extension RecordedEvent {
     }
 }
 
+extension RecordedEvent {
+    /// The event's line (``json(redacting:)`` and a newline).
+    public func line(redacting redaction: PayloadRedaction = .none) -> String {
+        var bytes: [UInt8] = []
+        appendLine(to: &bytes, redacting: redaction)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the event's line. A message of the device's own (``RecordedMessage/payloadIsOwnJSON``)
+    /// is written straight into bytes, its payload copied rather than parsed and encoded
+    /// again: the same bytes as ``json(redacting:)`` gives, members in its sorted order, at a
+    /// fraction of the cost (a recording is mostly the device's statuses).
+    package func appendLine(to output: inout [UInt8], redacting redaction: PayloadRedaction = .none) {
+        guard case .message(let message) = kind, message.payloadIsOwnJSON, message.unhandled == nil, redaction.isEmpty,
+              case .string(let payload) = message.envelope.payload else {
+            json(redacting: redaction).write(to: &output)
+            output.append(UInt8(ascii: "\n"))
+            return
+        }
+        output.append(contentsOf: #"{"connections":["#.utf8)
+        for (index, connection) in message.connections.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONValue.writeNumber(Double(connection.rawValue), to: &output)
+        }
+        output.append(contentsOf: #"],"destination":"#.utf8)
+        JSONValue.writeString(message.envelope.destinationId, to: &output)
+        output.append(contentsOf: #","direction":"#.utf8)
+        JSONValue.writeString(message.direction.rawValue, to: &output)
+        output.append(contentsOf: #","event":"message","namespace":"#.utf8)
+        JSONValue.writeString(message.envelope.namespace, to: &output)
+        output.append(contentsOf: #","payload":"#.utf8)
+        output.append(contentsOf: payload.utf8)
+        output.append(contentsOf: #","source":"#.utf8)
+        JSONValue.writeString(message.envelope.sourceId, to: &output)
+        output.append(contentsOf: #","t":"#.utf8)
+        JSONValue.writeNumber(time.seconds, to: &output)
+        output.append(contentsOf: #","wall":"#.utf8)
+        JSONValue.writeString(ISOTime.text(milliseconds: wall), to: &output)
+        output.append(contentsOf: "}\n".utf8)
+    }
+}
+
 extension Recording {
     /// One line of JSON Lines: the value's JSON and a newline.
     public static func line(_ value: JSONValue) -> String { value.jsonText() + "\n" }

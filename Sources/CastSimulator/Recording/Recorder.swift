@@ -104,12 +104,13 @@ package final class Recorder: Sendable {
                     state.withLockedValue { $0.droppedTotal += events.count }
                     continue
                 }
-                var text = events.map { Recording.line($0.json(redacting: redaction)) }.joined()
+                var bytes: [UInt8] = []
+                for event in events { event.appendLine(to: &bytes, redacting: redaction) }
                 if dropped > 0, let last = events.last {
-                    text += Recording.line(RecordedEvent(time: last.time, wall: last.wall, kind: .dropped(count: dropped)).json())
+                    RecordedEvent(time: last.time, wall: last.wall, kind: .dropped(count: dropped)).appendLine(to: &bytes)
                 }
-                guard !text.isEmpty else { continue }
-                if let problem = Self.writeAll(descriptor, Array(text.utf8)) {
+                guard !bytes.isEmpty else { continue }
+                if let problem = Self.writeAll(descriptor, bytes) {
                     logger.error("recording to \(path) stopped: \(problem); \(events.count) events lost, and everything after them")
                     state.withLockedValue {
                         $0.failure = problem
