@@ -131,4 +131,6 @@ struct LoadTarget: Sendable {
     let pid: Int32?
     let group: any EventLoopGroup
     let tls: NIOSSLContext
+    /// castsim's control API, when it runs one (event-stream followers read it).
+    var control: SocketAddress? = nil
 }

@@ -54,7 +54,8 @@ struct LoadSession {
                 if options.serverPid == nil { notes.append("castsim at \(connect): no --server-pid, so no server CPU or memory.") }
             } else {
                 result = try await run(workload, server: "castsim", executable: options.castsim.executable,
-                                       arguments: Self.castsimArguments + options.castsim.castsimArguments, group: group, tls: tls)
+                                       arguments: Self.castsimArguments + workload.castsimArguments + options.castsim.castsimArguments,
+                                       group: group, tls: tls)
             }
             results.append(("castsim", result))
             replyBytes = result.referenceReplyBytes ?? replyBytes
@@ -82,7 +83,8 @@ struct LoadSession {
     private func run(_ workload: some LoadWorkload, server name: String, executable: String, arguments: [String],
                      group: MultiThreadedEventLoopGroup, tls: NIOSSLContext) async throws -> WorkloadResult {
         let server = try await ServerProcess.start(name: name, executable: executable, arguments: arguments)
-        let target = LoadTarget(name: name, address: server.castAddress, pid: server.pid, group: group, tls: tls)
+        let target = LoadTarget(name: name, address: server.castAddress, pid: server.pid, group: group, tls: tls,
+                                control: server.controlAddress)
         do {
             let result = try await workload.run(against: target)
             if let exit = server.exitDescription {

@@ -15,17 +15,24 @@ struct RoundTripCommand: AsyncParsableCommand {
     @Option(help: "Requests before the measured ones, not counted. Default: 5% of --requests.")
     var warmup: Int?
 
+    @Option(help: "Clients following castsim's event stream of messages (GET /api/v1/events?types=message) through the run: what they cost castsim shows against a run without (castsim only; at most 64, the control API's limit).")
+    var followers = 0
+
     @OptionGroup var options: TargetOptions
 
     func validate() throws {
         guard senders >= 1 else { throw ValidationError("--senders must be at least 1") }
         guard requests >= senders else { throw ValidationError("--requests (\(requests)) must be at least --senders (\(senders)): every sender asks") }
         try checkWarmup(warmup)
+        guard (0...64).contains(followers) else { throw ValidationError("--followers must be 0-64 (the control API's limit on open streams)") }
+        if followers > 0, options.connect != nil {
+            throw ValidationError("--followers needs a castsim started here (its control API's address comes from its ready line), not --connect")
+        }
     }
 
     func run() async throws {
         try await LoadSession(options: options).run(
-            RoundTripWorkload(senders: senders, requests: requests, warmup: warmup ?? defaultWarmup(requests)))
+            RoundTripWorkload(senders: senders, requests: requests, warmup: warmup ?? defaultWarmup(requests), followers: followers))
     }
 }
 

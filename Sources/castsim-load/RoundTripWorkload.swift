@@ -9,19 +9,32 @@ struct RoundTripWorkload: LoadWorkload {
     let requests: Int
     /// Requests before the measured ones, over all senders, not counted.
     let warmup: Int
+    /// Clients following castsim's event stream (its messages) through the run.
+    var followers = 0
 
     var mode: String { "roundtrip" }
     var echoBroadcasts: Bool { false }
+    var castsimArguments: [String] { followers > 0 ? ["--control-port", "0"] : [] }
     var summary: String {
         "roundtrip: \(senders) sender\(senders == 1 ? "" : "s") asking GET_STATUS, \(requests) requests measured after \(warmup) warm-up"
+            + (followers > 0 ? ", \(followers) event-stream follower\(followers == 1 ? "" : "s") of castsim's messages" : "")
     }
     var parameters: [String: JSONValue] {
-        ["senders": .number(Double(senders)), "requests": .number(Double(requests)), "warmup": .number(Double(warmup))]
+        ["senders": .number(Double(senders)), "requests": .number(Double(requests)), "warmup": .number(Double(warmup)),
+         "followers": .number(Double(followers))]
     }
 
     func run(against target: LoadTarget) async throws -> WorkloadResult {
         let progress = LoadProgress()
         // Every sender's first request is requestId 1: its answer is the reference size.
+        // The echo server has no event stream: followers are castsim's alone.
+        var following: EventFollowers?
+        if followers > 0, target.name == "castsim" {
+            guard let control = target.control else {
+                throw LoadError("--followers needs castsim's control API, and this castsim printed none on its ready line")
+            }
+            following = try await EventFollowers.open(followers, to: control, types: "message", group: target.group)
+        }
         let (connections, replyBytes) = try await target.openSenders(senders, concurrency: 16, requestId: { _ in 1 }, progress: progress)
         do {
             let warmups = connections.indices.map { Self.share(of: warmup, part: $0, of: senders) }
@@ -35,7 +48,9 @@ struct RoundTripWorkload: LoadWorkload {
                                 record: true, progress: progress)
             }, closingOnStall: connections)
             let figures = try window.end(target)
+            let followedBytes = following?.bytes
             await LoadTarget.close(connections)
+            await following?.close()
 
             var latencies = LatencyHistogram()
             for part in samples { latencies.merge(part) }
@@ -48,9 +63,13 @@ struct RoundTripWorkload: LoadWorkload {
                 Metric("load_cpu_us_per_request", "load CPU µs/req", figures.ownMicros(per: requests), .micros),
                 Metric("server_rss_mib", "srv RSS MiB", figures.serverAfter.map { Double($0.rssKiB) / 1024 }, .mebibytes),
                 Metric("reply_bytes", "reply B", replyBytes.map(Double.init), .count),
-            ], referenceReplyBytes: replyBytes)
+            ] + (following == nil ? [] : [
+                // Over the whole run, warm-up included: evidence the followers were fed, not a rate.
+                Metric("follower_kib", "followers got KiB", followedBytes.map { Double($0) / 1024 }, .kibibytes, compared: false),
+            ]), referenceReplyBytes: replyBytes)
         } catch {
             await LoadTarget.close(connections)
+            await following?.close()
             throw error
         }
     }

@@ -15,14 +15,17 @@ final class ServerProcess: Sendable {
     let pid: Int32
     /// The Cast port, from the ready line.
     let castAddress: SocketAddress
+    /// The control API, from the ready line (castsim's, when it has one).
+    let controlAddress: SocketAddress?
     private let process: SendableProcess
     private let output: ServerOutput
 
-    private init(name: String, process: SendableProcess, output: ServerOutput, castAddress: SocketAddress) {
+    private init(name: String, process: SendableProcess, output: ServerOutput, ready: ServerOutput.Ready) {
         self.name = name
         self.process = process
         self.output = output
-        self.castAddress = castAddress
+        castAddress = ready.cast
+        controlAddress = ready.control
         pid = process.value.processIdentifier
     }
 
@@ -70,8 +73,8 @@ final class ServerProcess: Sendable {
         }
         defer { timeout.cancel() }
         do {
-            let address = try await output.waitForReady()
-            return ServerProcess(name: name, process: sendable, output: output, castAddress: address)
+            let ready = try await output.waitForReady()
+            return ServerProcess(name: name, process: sendable, output: output, ready: ready)
         } catch let failure as ServerOutput.Failure {
             sendable.terminate()
             Interrupts.unregister(sendable)
@@ -126,11 +129,17 @@ struct SendableProcess: @unchecked Sendable {
 final class ServerOutput: Sendable {
     struct Failure: Error { let reason: String }
 
+    /// What the ready line says: the (first) Cast port, and the control API if it runs.
+    struct Ready: Sendable {
+        let cast: SocketAddress
+        let control: SocketAddress?
+    }
+
     private struct State {
         var stdout: [UInt8] = []
         var stderr: [UInt8] = []
-        var ready: Result<SocketAddress, Failure>?
-        var waiter: CheckedContinuation<SocketAddress, any Error>?
+        var ready: Result<Ready, Failure>?
+        var waiter: CheckedContinuation<Ready, any Error>?
         var exit: String?
     }
 
@@ -149,8 +158,8 @@ final class ServerOutput: Sendable {
             while let newline = state.stdout.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: state.stdout[..<newline], as: UTF8.self)
                 state.stdout.removeSubrange(...newline)
-                guard line.contains("ready"), let address = Self.castAddress(in: line) else { continue }
-                return .success(address)
+                guard line.contains("ready"), let cast = Self.address("cast", in: line) else { continue }
+                return .success(Ready(cast: cast, control: Self.address("control", in: line)))
             }
             // Nothing else is read from stdout; keep no more of it than a line. The ready
             // line of 10,000 devices lists 30,000 addresses: about 2.3 MB.
@@ -179,9 +188,9 @@ final class ServerOutput: Sendable {
 
     var exit: String? { state.withLockedValue { $0.exit } }
 
-    func waitForReady() async throws -> SocketAddress {
+    func waitForReady() async throws -> Ready {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLockedValue { state -> Result<SocketAddress, Failure>? in
+            let ready = state.withLockedValue { state -> Result<Ready, Failure>? in
                 if state.ready == nil { state.waiter = continuation }
                 return state.ready
             }
@@ -197,8 +206,8 @@ final class ServerOutput: Sendable {
     }
 
     /// The first outcome decides; later ones are ignored.
-    private func settle(_ body: (inout State) -> Result<SocketAddress, Failure>?) {
-        let resume = state.withLockedValue { state -> (CheckedContinuation<SocketAddress, any Error>, Result<SocketAddress, Failure>)? in
+    private func settle(_ body: (inout State) -> Result<Ready, Failure>?) {
+        let resume = state.withLockedValue { state -> (CheckedContinuation<Ready, any Error>, Result<Ready, Failure>)? in
             guard state.ready == nil, let outcome = body(&state) else { return nil }
             state.ready = outcome
             defer { state.waiter = nil }
@@ -207,11 +216,11 @@ final class ServerOutput: Sendable {
         if let resume { resume.0.resume(with: resume.1.mapError { $0 as any Error }) }
     }
 
-    /// `cast=HOST:PORT` in a ready line.
-    static func castAddress(in line: String) -> SocketAddress? {
-        guard let field = line.split(separator: " ").first(where: { $0.hasPrefix("cast=") }) else { return nil }
+    /// `KEY=HOST:PORT` in a ready line (`cast`, `control`).
+    static func address(_ key: String, in line: String) -> SocketAddress? {
+        guard let field = line.split(separator: " ").first(where: { $0.hasPrefix(key + "=") }) else { return nil }
         // A household lists every device's: the first is the one loaded.
-        let hostPort = field.dropFirst("cast=".count).prefix { $0 != "," }
+        let hostPort = field.dropFirst(key.count + 1).prefix { $0 != "," }
         guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]) else { return nil }
         var host = String(hostPort[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

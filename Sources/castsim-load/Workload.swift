@@ -10,6 +10,8 @@ protocol LoadWorkload: Sendable {
     var parameters: [String: JSONValue] { get }
     /// Whether the echo server must send each reply to every connection (fan-out).
     var echoBroadcasts: Bool { get }
+    /// What the workload needs of a castsim started for it, beyond the load run's own arguments.
+    var castsimArguments: [String] { get }
 
     func run(against target: LoadTarget) async throws -> WorkloadResult
 }
@@ -23,6 +25,8 @@ struct WorkloadResult: Sendable {
 }
 
 extension LoadWorkload {
+    var castsimArguments: [String] { [] }
+
     /// `count` split over `parts` as evenly as can be (the first ones get the remainder).
     static func share(of count: Int, part: Int, of parts: Int) -> Int {
         count / parts + (part < count % parts ? 1 : 0)

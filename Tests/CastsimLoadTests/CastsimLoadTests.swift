@@ -87,6 +87,15 @@ struct CastsimLoadRunTests {
         #expect(ratio["p50_us"] is NSNumber)
     }
 
+    @Test("roundtrip --followers: castsim's event stream is followed through the run, and the followers are fed")
+    func followers() throws {
+        let report = try Self.run(["roundtrip", "--senders", "2", "--requests", "200", "--followers", "2", "--target", "castsim", "--json"])
+        let figures = try Self.figures(report, "castsim")
+        // 210 requests and their answers, each a message event of a few hundred bytes, to each follower.
+        #expect(try Self.number(figures, "follower_kib") > 2 * 210 * 2 * 0.2)
+        #expect(try Self.number(figures, "server_cpu_us_per_request") > 0)
+    }
+
     @Test("fanout: every listener gets every round's broadcast")
     func fanout() throws {
         let report = try Self.run(["fanout", "--listeners", "5", "--requests", "40", "--json"])
@@ -137,6 +146,9 @@ struct CastsimLoadRunTests {
         let (connectStatus, _, connectError) = try Self.execute(["idle", "--connect", "localhost"])
         #expect(connectStatus != 0)
         #expect(connectError.contains("expected HOST:PORT"), "stderr: \(connectError)")
+        let (followersStatus, _, followersError) = try Self.execute(["roundtrip", "--followers", "65"])
+        #expect(followersStatus != 0)
+        #expect(followersError.contains("--followers must be 0-64"), "stderr: \(followersError)")
         let (devicesStatus, _, devicesError) = try Self.execute(["devices", "--devices", "10001"])
         #expect(devicesStatus != 0)
         #expect(devicesError.contains("--devices must be 1-10000"), "stderr: \(devicesError)")
