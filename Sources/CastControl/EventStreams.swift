@@ -8,10 +8,10 @@ import NIOCore
 /// subscribes to the simulator's news with a bounded buffer: a client that reads too
 /// slowly loses the oldest events and never holds the device back.
 final class EventStreams: Sendable {
-    /// The streams: a slot per stream from its request on, its continuation once its
-    /// body runs; `stopping` once the server stops (no new stream then).
+    /// The streams: a slot per stream from its request on, its queue once its body runs;
+    /// `stopping` once the server stops (no new stream then).
     private struct Streams {
-        var open: [Int: AsyncStream<ByteBuffer>.Continuation?] = [:]
+        var open: [Int: FrameQueue?] = [:]
         var lastId = 0
         var stopping = false
     }
@@ -46,20 +46,20 @@ final class EventStreams: Sendable {
             // The lease lives as long as the body runs.
             defer { withExtendedLifetime(lease) {} }
             do {
-                let (frames, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(Self.buffer))
-                guard attach(continuation, to: lease.id) else { return try await writer.finish(nil) }
+                let frames = FrameQueue(limit: Self.buffer)
+                guard attach(frames, to: lease.id) else { return try await writer.finish(nil) }
                 // Subscribed only now: a response that is never written holds nothing.
                 let news = simulator.news(buffering: Self.buffer)
                 let forward = Task {
                     for await item in news {
-                        if let frame = Self.frame(item, wanted: kinds) { continuation.yield(frame) }
+                        if let frame = Self.frame(item, wanted: kinds) { frames.yield(frame) }
                     }
-                    continuation.finish()
+                    frames.finish()
                 }
                 let keepAlive = Task {
                     while !Task.isCancelled {
                         try await Task.sleep(for: Self.keepAliveInterval)
-                        continuation.yield(ByteBuffer(string: ": keep-alive\n\n"))
+                        frames.yield(ByteBuffer(string: ": keep-alive\n\n"))
                     }
                 }
                 // However the response ends (a write to a client that has gone throws),
@@ -67,10 +67,15 @@ final class EventStreams: Sendable {
                 defer {
                     forward.cancel()
                     keepAlive.cancel()
-                    continuation.finish()
+                    frames.finish()
                 }
                 try await writer.write(Self.frame("hello", ["time": .number(now.seconds)]))
-                for await frame in frames { try await writer.write(frame) }
+                // What waits goes in one write: a busy device's events are not a flush each.
+                while let waiting = await frames.next() {
+                    var batch = waiting[0]
+                    for frame in waiting.dropFirst() { batch.writeImmutableBuffer(frame) }
+                    try await writer.write(batch)
+                }
                 try await writer.finish(nil)
             }
         })
@@ -100,11 +105,11 @@ final class EventStreams: Sendable {
         return Lease(id: id) { [streams] id in streams.withLockedValue { _ = $0.open.removeValue(forKey: id) } }
     }
 
-    /// Files the stream's continuation in its slot; false when the server stops meanwhile.
-    private func attach(_ continuation: AsyncStream<ByteBuffer>.Continuation, to id: Int) -> Bool {
+    /// Files the stream's queue in its slot; false when the server stops meanwhile.
+    private func attach(_ frames: FrameQueue, to id: Int) -> Bool {
         streams.withLockedValue { streams in
             guard !streams.stopping else { return false }
-            streams.open[id] = continuation
+            streams.open[id] = frames
             return true
         }
     }
@@ -118,7 +123,7 @@ final class EventStreams: Sendable {
             streams.stopping = true
             return streams.open.values.compactMap { $0 }
         }
-        for continuation in open { continuation.finish() }
+        for frames in open { frames.finish() }
     }
 
     static func frame(_ news: SimulatorNews, wanted: Set<String>) -> ByteBuffer? {
