@@ -5,7 +5,7 @@ import NIOCore
 /// so a busy device's events go out in one write and flush, not one each; a writer that
 /// falls more than `limit` frames behind loses the oldest (the stream never holds the
 /// device back).
-final class FrameQueue: Sendable {
+package final class FrameQueue: Sendable {
     private struct State {
         var frames: [ByteBuffer] = []
         var waiter: CheckedContinuation<[ByteBuffer]?, Never>?
@@ -15,10 +15,10 @@ final class FrameQueue: Sendable {
     private let state = NIOLockedValueBox(State())
     private let limit: Int
 
-    init(limit: Int) { self.limit = limit }
+    package init(limit: Int) { self.limit = limit }
 
     /// Adds a frame, or hands it to the writer waiting for one.
-    func yield(_ frame: ByteBuffer) {
+    package func yield(_ frame: ByteBuffer) {
         let waiter = state.withLockedValue { state -> CheckedContinuation<[ByteBuffer]?, Never>? in
             guard !state.finished else { return nil }
             if let waiter = state.waiter {
@@ -33,7 +33,7 @@ final class FrameQueue: Sendable {
     }
 
     /// No more frames: the writer gets what is left, then nil.
-    func finish() {
+    package func finish() {
         let waiter = state.withLockedValue { state -> CheckedContinuation<[ByteBuffer]?, Never>? in
             state.finished = true
             defer { state.waiter = nil }
@@ -44,7 +44,7 @@ final class FrameQueue: Sendable {
 
     /// Every frame waiting now, waiting for one if there is none; nil once finished (or the
     /// writer's task is cancelled) and nothing is left.
-    func next() async -> [ByteBuffer]? {
+    package func next() async -> [ByteBuffer]? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready = state.withLockedValue { state -> [ByteBuffer]?? in
