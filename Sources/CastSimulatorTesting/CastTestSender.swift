@@ -168,13 +168,19 @@ public func withCastSimulator<T>(
         logger: logger)
     configuration.listenEphemerally(on: "127.0.0.1")
     configure(&configuration)
-    let simulator = try await CastSimulator.start(configuration)
+    return try await stopping(try await CastSimulator.start(configuration), by: { await $0.stop() }, body)
+}
+
+/// Runs `body` with `resource`, then `stop`, whether `body` returned or threw: what every
+/// test server's `with...` helper does around its test.
+package func stopping<Resource, T>(_ resource: Resource, by stop: (Resource) async -> Void,
+                                   _ body: (Resource) async throws -> T) async throws -> T {
     do {
-        let result = try await body(simulator)
-        await simulator.stop()
+        let result = try await body(resource)
+        await stop(resource)
         return result
     } catch {
-        await simulator.stop()
+        await stop(resource)
         throw error
     }
 }

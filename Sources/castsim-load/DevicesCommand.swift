@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastSimulator
+import CastWire
 import Foundation
 import NIOCore
 import NIOPosix
@@ -55,32 +56,25 @@ struct DevicesCommand: AsyncParsableCommand {
             throw error
         }
         let perDevice = Double(many.rssKiB - one.rssKiB) / Double(max(1, devices - 1))
-        let rows: [(String, [String])] = [
-            ("1 device", one.cells(perDevice: nil)),
-            ("\(devices) devices", many.cells(perDevice: perDevice)),
-            ("budget", ["≤ 1000", "", "≤ 32.0", "≤ 1.0", ""]),
-        ]
         if json {
-            let object: [String: Any] = [
-                "devices": devices, "ready_ms": many.readyMilliseconds, "rss_kib": many.rssKiB,
-                "kib_per_device": perDevice, "idle_cpu_percent": many.idleCPUPercent, "last_device_round_trip_ms": many.roundTripMilliseconds,
-                "one_device": ["ready_ms": one.readyMilliseconds, "rss_kib": one.rssKiB, "idle_cpu_percent": one.idleCPUPercent],
+            let object: JSONValue = [
+                "devices": .number(Double(devices)), "ready_ms": .number(many.readyMilliseconds), "rss_kib": .number(Double(many.rssKiB)),
+                "kib_per_device": .number(perDevice), "idle_cpu_percent": .number(many.idleCPUPercent),
+                "last_device_round_trip_ms": .number(many.roundTripMilliseconds),
+                "one_device": ["ready_ms": .number(one.readyMilliseconds), "rss_kib": .number(Double(one.rssKiB)),
+                               "idle_cpu_percent": .number(one.idleCPUPercent)],
             ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            FileOutput.standardOutput(String(decoding: data, as: UTF8.self) + "\n")
+            FileOutput.standardOutput(object.jsonText() + "\n")
             return
         }
-        let header = ["", "ready ms", "RSS MiB", "KiB/device", "idle CPU %", "last device: TLS, CONNECT, GET_STATUS ms"]
-        var lines = [header] + rows.map { [$0.0] + $0.1 }
-        let widths = (0..<header.count).map { column in lines.map { $0[column].count }.max() ?? 0 }
-        lines.insert(widths.map { String(repeating: "-", count: $0) }, at: 1)
-        let table = lines.map { line in
-            zip(line, widths).enumerated().map { index, cell in
-                index == 0 ? cell.0.padding(toLength: cell.1, withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: cell.1 - cell.0.count) + cell.0
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
-        FileOutput.standardOutput("castsim-load devices: \(devices) idle devices from \(host) in one castsim\n\n\(table)\n")
+        let rows = [
+            ["", "ready ms", "RSS MiB", "KiB/device", "idle CPU %", "last device: TLS, CONNECT, GET_STATUS ms"],
+            ["1 device"] + one.cells(perDevice: nil),
+            ["\(devices) devices"] + many.cells(perDevice: perDevice),
+            ["budget", "≤ 1000", "", "≤ 32.0", "≤ 1.0", ""],
+        ]
+        let lines = ["castsim-load devices: \(devices) idle devices from \(host) in one castsim", ""] + LoadReport.aligned(rows)
+        FileOutput.standardOutput(lines.joined(separator: "\n") + "\n")
     }
 
     private struct Figures {
@@ -102,10 +96,10 @@ struct DevicesCommand: AsyncParsableCommand {
         let arguments = ["run", "--devices", "\(count)", "--host", count == 1 ? host : "\(host)-\(addresses.last!)",
                          "--mdns", "off", "--control-port", "off", "--log-level", "warning", "--heartbeat-interval", "0",
                          "--idle-timeout", "0"] + castsim.castsimArguments
-        let started = ContinuousClock.now
+        let started = LoadClock.now()
         let server = try await ServerProcess.start(name: "castsim", executable: castsim.executable, arguments: arguments,
                                                    readyTimeout: .seconds(120))
-        let ready = ContinuousClock.now - started
+        let ready = Self.milliseconds(since: started)
         do {
             // What starting left behind (an mDNS-less device's first timers, the allocator
             // settling) is not idling.
@@ -116,22 +110,22 @@ struct DevicesCommand: AsyncParsableCommand {
             let rss = try ProcessFigures.rssKiB(pid: server.pid)
             let last = try SocketAddress(ipAddress: addresses.last!, port: server.castAddress.port ?? 8009)
             let target = LoadTarget(name: "castsim", address: last, pid: server.pid, group: group, tls: try LoadConnection.makeTLSContext())
-            let asked = ContinuousClock.now
+            let asked = LoadClock.now()
             let connection = try await LoadConnection.open(target).get()
             _ = try await connection.connectToReceiver(requestId: 1).get()
-            let roundTrip = ContinuousClock.now - asked
+            let roundTrip = Self.milliseconds(since: asked)
             try? await connection.close().get()
             await server.stop()
-            return Figures(readyMilliseconds: Self.milliseconds(ready), rssKiB: rss,
+            return Figures(readyMilliseconds: ready, rssKiB: rss,
                            idleCPUPercent: Double(idleTicks) / ProcessFigures.ticksPerSecond / idle * 100,
-                           roundTripMilliseconds: Self.milliseconds(roundTrip))
+                           roundTripMilliseconds: roundTrip)
         } catch {
             await server.stop()
             throw error
         }
     }
 
-    private static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    private static func milliseconds(since start: UInt64) -> Double {
+        Double(LoadClock.now() - start) / 1e6
     }
 }

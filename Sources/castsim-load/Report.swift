@@ -84,17 +84,18 @@ struct LoadReport: Sendable {
                 ratios[column.key].map { String(format: "%.2f", $0) } ?? ""
             })
         }
+        return ([workload.summary] + Self.aligned(rows) + notes).joined(separator: "\n")
+    }
+
+    /// Rows as lines of columns: the first (a name) left-aligned, the figures right-aligned.
+    static func aligned(_ rows: [[String]]) -> [String] {
         let widths = (0..<rows[0].count).map { index in rows.map { $0[index].count }.max()! }
-        var lines = [workload.summary]
-        for row in rows {
-            // The target name left-aligned, figures right-aligned.
-            let cells = row.enumerated().map { index, cell in
+        return rows.map { row in
+            row.enumerated().map { index, cell in
                 let pad = String(repeating: " ", count: widths[index] - cell.count)
                 return index == 0 ? cell + pad : pad + cell
-            }
-            lines.append(cells.joined(separator: "  "))
+            }.joined(separator: "  ")
         }
-        return (lines + notes).joined(separator: "\n")
     }
 
     var json: String {

@@ -43,13 +43,8 @@ func withControlledDevice<T>(
         logger.logLevel = .critical
         let server = try await ControlServer.start(ControlConfiguration(host: "127.0.0.1", port: 0, token: token),
                                                    simulator: simulator, logger: logger)
-        do {
-            let result = try await body(simulator, ControlClient(host: "127.0.0.1", port: server.port, token: token))
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
+        return try await stopping(server, by: { await $0.stop() }) { server in
+            try await body(simulator, ControlClient(host: "127.0.0.1", port: server.port, token: token))
         }
     }
 }

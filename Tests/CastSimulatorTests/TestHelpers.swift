@@ -45,15 +45,7 @@ struct CertificateFacts {
 /// Starts a household of `configurations` and `groups`, runs `body`, and always stops it.
 func withFleet<T>(_ configurations: [SimulatorConfiguration], groups: [GroupDeclaration] = [],
                   _ body: (CastFleet) async throws -> T) async throws -> T {
-    let fleet = try await CastFleet.start(configurations, groups: groups)
-    do {
-        let result = try await body(fleet)
-        await fleet.stop()
-        return result
-    } catch {
-        await fleet.stop()
-        throw error
-    }
+    try await stopping(try await CastFleet.start(configurations, groups: groups), by: { await $0.stop() }, body)
 }
 
 /// A one-shot HTTP/1.1 GET over a fresh connection, with TLS (no verification) if asked;

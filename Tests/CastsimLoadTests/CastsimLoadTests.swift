@@ -140,18 +140,17 @@ struct CastsimLoadRunTests {
 
     @Test("Bad options are refused with what was expected")
     func badOptions() throws {
-        let (status, _, error) = try Self.execute(["roundtrip", "--senders", "0"])
-        #expect(status != 0)
-        #expect(error.contains("--senders must be at least 1"), "stderr: \(error)")
-        let (connectStatus, _, connectError) = try Self.execute(["idle", "--connect", "localhost"])
-        #expect(connectStatus != 0)
-        #expect(connectError.contains("expected HOST:PORT"), "stderr: \(connectError)")
-        let (followersStatus, _, followersError) = try Self.execute(["roundtrip", "--followers", "65"])
-        #expect(followersStatus != 0)
-        #expect(followersError.contains("--followers must be 0-64"), "stderr: \(followersError)")
-        let (devicesStatus, _, devicesError) = try Self.execute(["devices", "--devices", "10001"])
-        #expect(devicesStatus != 0)
-        #expect(devicesError.contains("--devices must be 1-10000"), "stderr: \(devicesError)")
+        let refusals: [(arguments: [String], expected: String)] = [
+            (["roundtrip", "--senders", "0"], "--senders must be at least 1"),
+            (["idle", "--connect", "localhost"], "expected HOST:PORT"),
+            (["roundtrip", "--followers", "65"], "--followers must be 0-64"),
+            (["devices", "--devices", "10001"], "--devices must be 1-10000"),
+        ]
+        for (arguments, expected) in refusals {
+            let (status, _, error) = try Self.execute(arguments)
+            #expect(status != 0, "\(arguments)")
+            #expect(error.contains(expected), "\(arguments): stderr \(error)")
+        }
     }
 
     // MARK: Running the executable

@@ -45,7 +45,7 @@ final class Advertiser: MDNSHub.Member {
             let hub = hub.value
             let now = MDNSHub.now
             for index in hub.interfaces.keys.sorted() { hub.run(id, on: index) { $0.start(now: now) } }
-            hub.reschedule()
+            hub.settle()
             logger.info("mDNS: advertising \(description.instanceName) on \(hub.interfaces.values.map(\.description).sorted().joined(separator: ", "))")
             return hub.interfaces.keys.sorted().compactMap { hub.interfaces[$0]?.name }
         }.get()
@@ -101,12 +101,12 @@ final class Advertiser: MDNSHub.Member {
         case .appLaunched, .appStopped:
             update(description.following(snapshot().runningApp))
         case .advertisementChanged(.withdraw):
-            each { responder, now in responder.withdraw(now: now) }
+            each { responder, _, now in responder.withdraw(now: now) }
             logger.info("mDNS: withdrew \(description.instanceName)")
         case .advertisementChanged(.dropCast):
             guard description.androidTVRemote != nil else {
                 // Nothing else to keep: the whole advertisement goes.
-                each { responder, now in responder.withdraw(now: now) }
+                each { responder, _, now in responder.withdraw(now: now) }
                 logger.info("mDNS: withdrew \(description.instanceName)")
                 return
             }
@@ -119,11 +119,7 @@ final class Advertiser: MDNSHub.Member {
             if let newHost { host = newHost }
             if let port { description.port = port }
             let description = description
-            for (index, interface) in hub.interfaces {
-                hub.run(id, on: index) { $0.restore(description, addresses: addresses(on: interface), now: MDNSHub.now) }
-            }
-            hub.flush()
-            hub.reschedule()
+            each { responder, interface, now in responder.restore(description, addresses: addresses(on: interface), now: now) }
             logger.info("mDNS: restored \(description.instanceName) at \(host) port \(description.port)")
         default:
             break
@@ -133,28 +129,24 @@ final class Advertiser: MDNSHub.Member {
     private func update(_ changed: CastServiceDescription) {
         guard changed != description else { return }
         description = changed
-        for (index, interface) in hub.interfaces {
-            hub.run(id, on: index) { $0.update(changed, addresses: addresses(on: interface), now: MDNSHub.now) }
-        }
-        hub.flush()
-        hub.reschedule()
+        each { responder, interface, now in responder.update(changed, addresses: addresses(on: interface), now: now) }
     }
 
     /// Goodbyes on every interface; the hub closes its sockets when the last device leaves.
     func shutDown() -> EventLoopFuture<Void> {
         guard !stopped else { return hub.loop.makeSucceededVoidFuture() }
-        each { responder, now in responder.shutdown(now: now) }
+        each { responder, _, now in responder.shutdown(now: now) }
         stopped = true
         return hub.leave(id)
     }
 
-    private func each(_ body: (inout MDNSResponder, Double) -> [MDNSResponder.Output]) {
+    /// `body` on the device's responder of every interface, then what they said is sent.
+    private func each(_ body: (inout MDNSResponder, MDNSInterface, Double) -> [MDNSResponder.Output]) {
         let now = MDNSHub.now
-        for index in responders.keys.sorted() {
-            hub.run(id, on: index) { body(&$0, now) }
+        for (index, interface) in hub.interfaces.sorted(by: { $0.key < $1.key }) {
+            hub.run(id, on: index) { body(&$0, interface, now) }
         }
-        hub.flush()
-        hub.reschedule()
+        hub.settle()
     }
 }
 

@@ -150,9 +150,8 @@ final class MDNSHub {
         for id in addressees(of: message).sorted() {
             run(id, on: datagram.interfaceIndex) { $0.received(message, from: peer, now: now) }
         }
-        flush()
+        settle()
         replyAddresses = [:]
-        reschedule()
     }
 
     /// The members a message can concern: those with a record of a name it asks about, and
@@ -193,8 +192,14 @@ final class MDNSHub {
 
     // MARK: Outputs and time
 
+    /// After the members were run: what they said goes out, and the timer follows their deadlines.
+    func settle() {
+        flush()
+        reschedule()
+    }
+
     /// Sends what the members have said since the last flush, packed.
-    func flush() {
+    private func flush() {
         guard !outbox.isEmpty else { return }
         let pending = outbox
         outbox = [:]
@@ -216,7 +221,7 @@ final class MDNSHub {
     /// One timer for every member, at the earliest deadline. When it fires, every member
     /// due within the next 10 ms is advanced too, so that devices started together probe
     /// and announce in a few packets rather than one each.
-    func reschedule() {
+    private func reschedule() {
         guard !closed, let next = members.values.compactMap(\.nextDeadline).min() else {
             timer?.task.cancel()
             timer = nil
@@ -238,8 +243,7 @@ final class MDNSHub {
                 run(id, on: interface) { $0.advance(now: max(now, due)) }
             }
         }
-        flush()
-        reschedule()
+        settle()
     }
 
     static let coalescing = 0.01
