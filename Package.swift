@@ -72,6 +72,16 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // Cast Streaming's media plane as pure code: RTP and RTCP, frames put together and
+        // decrypted (AES-128-CTR), the receiver's feedback and its timing. Its UDP sockets are
+        // CastSimulator's.
+        .target(
+            name: "CastStreaming",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // Runtime: NIO server, TLS, device auth, heartbeat scheduling, HTTP endpoints.
         .target(
             name: "CastSimulator",
@@ -81,6 +91,7 @@ let package = Package(
                 "CastScenario",
                 "CastCredentials",
                 "CastDiscovery",
+                "CastStreaming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -206,6 +217,7 @@ let package = Package(
             dependencies: ["castsim-load", "CastDevice", "CastWire", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"]),
+        .testTarget(name: "CastStreamingTests", dependencies: ["CastStreaming"]),
         .testTarget(
             name: "CastControlTests",
             dependencies: [
@@ -229,7 +241,7 @@ let package = Package(
         .testTarget(
             name: "CastSimulatorTests",
             dependencies: [
-                "CastSimulator", "CastWire", "CastDevice", "CastScenario", "CastSimulatorTesting", "CastCredentials",
+                "CastSimulator", "CastWire", "CastDevice", "CastScenario", "CastSimulatorTesting", "CastCredentials", "CastStreaming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -75,6 +75,24 @@ package enum EventView {
             return ["kind": "messageUnhandled", "connection": connection(id), "namespace": .string(namespace), "reason": .string(reason)]
         case .multizone(let event):
             return ["kind": "multizone", "multizone": event.json]
+        case .streaming(let event):
+            return ["kind": "streaming", "streaming": streaming(event)]
+        }
+    }
+
+    /// The keys an OFFER carried stay out: an event stream is not where they belong.
+    private static func streaming(_ event: StreamingEvent) -> JSONValue {
+        switch event {
+        case .negotiating(let plan):
+            ["phase": "negotiating", "session": .string(plan.session), "connection": connection(plan.connection),
+             "streams": .array(plan.streams.map { ["kind": .string($0.kind.rawValue), "codec": .string($0.codec), "index": number($0.index),
+                                                   "senderSsrc": number(Int($0.senderSsrc)), "receiverSsrc": number(Int($0.receiverSsrc))] })]
+        case .started(let session, let port):
+            ["phase": "started", "session": .string(session), "udpPort": number(port)]
+        case .refused(let seqNum, let code, let description):
+            ["phase": "refused", "seqNum": number(seqNum), "code": number(code), "description": .string(description)]
+        case .ended(let session, let reason):
+            ["phase": "ended", "session": .string(session), "reason": .string(reason)]
         }
     }
 

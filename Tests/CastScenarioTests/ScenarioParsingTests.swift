@@ -102,7 +102,7 @@ struct ScenarioParsingTests {
         (#"{"name": "x", "device": {"volume": {"level": 3}}}"#, "device.volume.level: expected a number from 0 to 1, got 3"),
         (#"{"name": "x", "device": {"apps": [{"displayName": "y"}]}}"#, #"device.apps[0].appId: missing; expected the app id, e.g. "CC1AD845""#),
         (#"{"name": "x", "device": {"apps": [{"appId": "A", "behaviour": "netflix"}]}}"#,
-         #"device.apps[0].behaviour: expected one of "defaultMediaReceiver", "custom", "idleScreen", "emp", "dashCast", "homeAssistantCast", "youTube", "musicAssistant", "yleAreena", got "netflix""#),
+         #"device.apps[0].behaviour: expected one of "defaultMediaReceiver", "custom", "idleScreen", "emp", "dashCast", "homeAssistantCast", "youTube", "musicAssistant", "yleAreena", "mirroring", got "netflix""#),
         (#"{"name": "x", "clock": {"mode": "scaled"}}"#, "clock.speed: missing; expected how many times faster than real time"),
         (#"{"name": "x", "clock": {"mode": "warp"}}"#, #"clock.mode: expected one of "real", "scaled", "manual", got "warp""#),
         (#"{"name": "x", "media": {"a.mp4": {"duration": 90}}}"#, #"media["a.mp4"].duration: expected a duration like "5s" (more than 0), got a number (90)"#),

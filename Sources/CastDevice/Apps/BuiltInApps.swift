@@ -13,6 +13,7 @@ extension AppRegistry {
         registry.register(YouTubeApp.self)
         registry.register(MusicAssistantApp.self)
         registry.register(YleAreenaApp.self)
+        registry.register(MirroringApp.self)
         // Launched by a group's session only (MultizoneInput), never named by a file.
         registry.register(MultizoneMemberApp.self, inScenarios: false)
         return registry

@@ -102,6 +102,8 @@ package enum AppInput: Sendable, Equatable {
     case remote(OperatorInput.RemoteKey)
     /// One of the app's own timeline actions (``AppPlugin/actions``), as checked.
     case action(AppAction)
+    /// The media plane of a Cast Streaming session reports (the mirroring app's).
+    case streaming(StreamingReport)
 }
 
 /// What an app may do while it handles something: answer a sender, broadcast from its

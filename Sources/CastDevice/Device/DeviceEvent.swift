@@ -56,6 +56,8 @@ public struct DeviceEvent: Sendable, Equatable, CustomStringConvertible {
         /// Speaker groups: a member's volume asked for on a group endpoint, a member list
         /// changed, a member following its group's session or leaving it.
         case multizone(MultizoneEvent)
+        /// A Cast Streaming (mirroring) session negotiates, starts, is refused or ends.
+        case streaming(StreamingEvent)
     }
 
     public var description: String { "\(time) \(kind)" }
@@ -90,6 +92,7 @@ extension DeviceEvent.Kind: CustomStringConvertible {
         case .faultApplied(let fault): "faultApplied \(fault)"
         case .messageUnhandled(let id, let namespace, let reason): "messageUnhandled \(namespace) on \(id): \(reason)"
         case .multizone(let event): "multizone \(event)"
+        case .streaming(let event): "streaming \(event)"
         }
     }
 }

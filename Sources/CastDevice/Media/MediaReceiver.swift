@@ -217,8 +217,8 @@ package struct MediaReceiver: Sendable {
                 guard let item = session.queue.item(from: session.currentItemId, offset: key == .next ? 1 : -1) else { return }
                 finishQueueCommand(nil, session: session, jumpTo: item.itemId, position: nil, context: &context)
             }
-        case .action:
-            // An app's own actions are the app's: a plain media receiver has none.
+        case .action, .streaming:
+            // An app's own actions are the app's: a plain media receiver has none, and streams nothing.
             break
         }
     }

@@ -41,6 +41,9 @@ public enum OperatorInput: Sendable, Equatable {
     case setDeviceAuth(DeviceAuthMode)
     /// The device vanishes from discovery, or comes back (maybe at another address or port).
     case advertise(AdvertisementChange)
+    /// The media plane of a Cast Streaming session reports to the app that negotiated it
+    /// (ignored when that app no longer runs).
+    case streaming(StreamingReport)
 
     /// The remote's media keys; next and previous move through the queue as QUEUE_NEXT and
     /// QUEUE_PREV do (an app that handles them itself, Music Assistant's, tells its senders).
@@ -62,6 +65,8 @@ extension SimulatedDevice {
             withRunningApp { app, context in app.apply(.adBreak(input), context: &context) }
         case .remote(let key):
             withRunningApp { app, context in app.apply(.remote(key), context: &context) }
+        case .streaming(let report):
+            withRunningApp { app, context in app.apply(.streaming(report), context: &context) }
         case .app(let action):
             guard let running = runningApp, registry.behaviour(ofAction: action.key) == running.definition.behaviour else {
                 log(.info, nil, "\(action.key) action ignored: \(runningApp?.definition.displayName ?? "no app") runs, not the app it is for")

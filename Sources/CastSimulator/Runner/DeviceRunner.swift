@@ -53,14 +53,23 @@ package final class DeviceRunner {
     var earlyHouseholdSteps: [HouseholdStep] = []
     /// In relay mode, each sender connection's link to the upstream (``DeviceRunner+Relay``).
     var relay: RelayLinks?
+    /// The device's address, where its Cast Streaming sessions' UDP sockets listen.
+    private let host: String
+    /// Cast Streaming's media plane: a UDP socket for each session the mirroring app negotiates.
+    private(set) lazy var media = StreamingMedia(loop: loop, host: host, logger: logger, runner: StreamingMedia.Runner(
+        report: { [unowned self] report in apply(.streaming(report)) },
+        heard: { [unowned self] id in liveness.heard(id, at: loop.now) },
+        peer: { [unowned self] id in writer.sinks[id]?.channel.remoteAddress },
+        idleTimeout: { [unowned self] in session.scenario.device.idleTimeout }))
     /// Discovery as it was set up (``setDiscovery(_:)``), and its status as last told.
     private var discoverySetup = DiscoveryStatus.notAdvertised(.off, "discovery is off (castsim run --mdns off)")
     private var toldDiscovery: DiscoveryStatus?
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int,
          authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn, journalLimit: Int = MessageJournal.defaultLimit,
-         relay: RelayConfiguration? = nil) {
+         relay: RelayConfiguration? = nil, host: String = "127.0.0.1") {
         self.loop = loop
+        self.host = host
         self.relay = relay.map(RelayLinks.init)
         self.session = session
         self.clock = clock
@@ -91,7 +100,7 @@ package final class DeviceRunner {
         let runner = DeviceRunner(loop: loop, session: session, clock: SimulationClock(mode: configuration.clock),
                                   logger: configuration.logger, outboundQueueLimit: configuration.outboundQueueLimit,
                                   authority: authority, apps: configuration.apps, journalLimit: configuration.journalLimit,
-                                  relay: configuration.relay)
+                                  relay: configuration.relay, host: configuration.host)
         runner.joinsHousehold = configuration.joinsHousehold
         runner.advanceToNow()
         return runner
@@ -237,6 +246,7 @@ package final class DeviceRunner {
         for id in open { news.publish(.disconnected(id, how: .device, at: now)) }
         wakeUp.cancel()
         liveness.cancel()
+        media.closeAll()
         waitingInputs.removeAll()
         logger.notice("device reset: scenario \"\(scenario.name)\" from its start, \(open.count) connection\(open.count == 1 ? "" : "s") closed")
         session = ScenarioSession(scenario: scenario, authority: authority, apps: apps, numberingAfter: session.lastSequence)
@@ -350,6 +360,7 @@ package final class DeviceRunner {
         wakeUp.cancel()
         liveness.cancel()
         closeEveryUpstream()
+        media.closeAll()
         let closed = writer.sinks.values.map { $0.channel.closeFuture }
         writer.dropAll(as: .device)
         if !completed {
@@ -375,6 +386,7 @@ package final class DeviceRunner {
                 if case .connectionClosed(let id, .idleTimeout) = event.kind { writer.noteEnding(id, .idleTimeout) }
                 news.publish(.event(event))
                 if case .advertisementChanged = event.kind { tellDiscovery() }
+                if case .streaming(let streaming) = event.kind { media.handle(streaming) }
             case .log(let line):
                 // The core escapes what senders supplied: the text is safe as it is.
                 logger.log(level: line.level.loggerLevel, "\(line.message)", metadata: line.connection.map { ["connection": "\($0)"] })

@@ -1,0 +1,89 @@
+import CastWire
+
+/// The mirroring app's state as the control API and the dashboard show it: the session's
+/// phase and, per stream, what the media plane counted.
+enum MirroringPanel {
+    static let schema = AppSchema(json: #"""
+        {"panel": {"type": "object", "required": ["summary", "title", "playerState", "streaming"], "properties": {
+          "summary": {"type": "string"}, "title": {"type": "string"}, "playerState": {"type": "string"},
+          "streaming": {"type": "object", "required": ["state", "offers", "streams"], "properties": {
+            "state": {"type": "string", "enum": ["awaitingOffer", "negotiating", "streaming", "ended"]},
+            "session": {"type": ["string", "null"]},
+            "offers": {"type": "integer", "description": "OFFERs received since the app launched."},
+            "udpPort": {"type": ["integer", "null"]},
+            "senderAddress": {"type": ["string", "null"], "description": "Where RTP comes from."},
+            "endReason": {"type": ["string", "null"]},
+            "senderReports": {"type": "integer"}, "rtcpSent": {"type": "integer"},
+            "streams": {"type": "array", "items": {"type": "object", "properties": {
+              "kind": {"type": "string", "enum": ["audio", "video"]}, "codec": {"type": "string"},
+              "index": {"type": "integer"}, "senderSsrc": {"type": "integer"}, "receiverSsrc": {"type": "integer"},
+              "targetDelay": {"type": "integer", "description": "Milliseconds."},
+              "packetsReceived": {"type": "integer"}, "packetsLost": {"type": "integer"}, "packetsRecovered": {"type": "integer"},
+              "duplicatePackets": {"type": "integer"}, "bytesReceived": {"type": "integer"},
+              "framesReceived": {"type": "integer"}, "keyFrames": {"type": "integer"}, "framesDropped": {"type": "integer"},
+              "framesPerSecond": {"type": "number"}, "bitsPerSecond": {"type": "number"},
+              "ackLatencyP50": {"type": ["number", "null"], "description": "Milliseconds from a frame's last packet to its ACK."},
+              "ackLatencyP99": {"type": ["number", "null"]},
+              "pictureLossIndications": {"type": "integer"}, "checkpointLag": {"type": "integer"},
+              "width": {"type": ["integer", "null"]}, "height": {"type": ["integer", "null"]}}}}}}}}}
+        """#)
+
+    static func json(phase: MirroringApp.Phase, offers: Int, figures: StreamingFigures?) -> JSONValue {
+        let state: String
+        var udpPort: JSONValue = nil
+        var endReason: JSONValue = nil
+        switch phase {
+        case .awaitingOffer: state = "awaitingOffer"
+        case .negotiating: state = "negotiating"
+        case .streaming(_, let port):
+            state = "streaming"
+            udpPort = .number(Double(port))
+        case .ended(_, let reason):
+            state = "ended"
+            endReason = .string(reason)
+        }
+        let plan = phase.plan
+        let streams: [JSONValue] = (plan?.streams ?? []).map { stream in
+            var fields: [String: JSONValue] = [
+                "kind": .string(stream.kind.rawValue), "codec": .string(stream.codec), "index": number(stream.index),
+                "senderSsrc": number(Int(stream.senderSsrc)), "receiverSsrc": number(Int(stream.receiverSsrc)),
+                "targetDelay": number(stream.targetDelayMilliseconds),
+            ]
+            let counted = figures?.streams.first { $0.senderSsrc == stream.senderSsrc } ?? StreamingFigures.Stream(senderSsrc: stream.senderSsrc)
+            fields.merge(self.figures(counted)) { _, counted in counted }
+            return .object(fields)
+        }
+        let video = figures?.streams.first { figure in plan?.streams.contains { $0.kind == .video && $0.senderSsrc == figure.senderSsrc } == true }
+        let summary = switch phase {
+        case .streaming: "Cast Streaming · " + (video.map { "\($0.framesReceived) video frames, \(Int($0.framesPerSecond.rounded())) fps" } ?? "audio")
+        case .negotiating: "Cast Streaming · negotiating"
+        case .awaitingOffer: "Cast Streaming · waiting for an OFFER"
+        case .ended: "Cast Streaming · ended"
+        }
+        return [
+            "summary": .string(summary), "title": "Tab mirroring", "playerState": state == "streaming" ? "PLAYING" : "IDLE",
+            "streaming": [
+                "state": .string(state), "session": plan.map { .string($0.session) } ?? nil, "offers": number(offers),
+                "udpPort": udpPort, "senderAddress": figures?.senderAddress.map(JSONValue.string) ?? nil, "endReason": endReason,
+                "senderReports": number(figures?.senderReports ?? 0), "rtcpSent": number(figures?.rtcpSent ?? 0),
+                "streams": .array(streams),
+            ],
+        ]
+    }
+
+    private static func figures(_ stream: StreamingFigures.Stream) -> [String: JSONValue] {
+        [
+            "packetsReceived": number(stream.packetsReceived), "packetsLost": number(stream.packetsLost),
+            "packetsRecovered": number(stream.packetsRecovered), "duplicatePackets": number(stream.duplicatePackets),
+            "bytesReceived": number(stream.bytesReceived), "framesReceived": number(stream.framesReceived),
+            "keyFrames": number(stream.keyFrames), "framesDropped": number(stream.framesDropped),
+            "framesPerSecond": .number(stream.framesPerSecond), "bitsPerSecond": .number(stream.bitsPerSecond),
+            "ackLatencyP50": stream.ackLatencyP50Milliseconds.map(JSONValue.number) ?? nil,
+            "ackLatencyP99": stream.ackLatencyP99Milliseconds.map(JSONValue.number) ?? nil,
+            "pictureLossIndications": number(stream.pictureLossIndications), "checkpointLag": number(stream.checkpointLag),
+            "width": stream.width.map(number) ?? nil, "height": stream.height.map(number) ?? nil,
+        ]
+    }
+
+    private static func number(_ value: Int) -> JSONValue { .number(Double(value)) }
+}

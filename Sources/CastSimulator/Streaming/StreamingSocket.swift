@@ -1,0 +1,200 @@
+import CastDevice
+import CastStreaming
+import CastWire
+import Logging
+import NIOCore
+
+/// One Cast Streaming session's UDP socket: RTP and Sender Reports in from the one sender
+/// the session is for, RTCP out to where its RTP comes from, the receiver's timers, and a
+/// report of the figures every second. Used on the device's loop only.
+final class StreamingSocket {
+    struct Events {
+        let report: (StreamingReport) -> Void
+        let heard: () -> Void
+    }
+
+    let plan: StreamingPlan
+    /// Only datagrams from this host are taken (the TLS connection's peer); nil: any.
+    private let senderHost: SocketAddress?
+    private let loop: any EventLoop
+    private let logger: Logger
+    private let idleTimeout: Double?
+    private let events: Events
+    private var receiver: StreamingReceiver
+    private var channel: (any Channel)?
+    /// Where the sender's RTP comes from: RTCP goes there.
+    private var sender: SocketAddress?
+    private var timer: Scheduled<Void>?
+    private var tick: Scheduled<Void>?
+    /// Fires when the sender has been silent for the idle timeout.
+    private var silence: Scheduled<Void>?
+    private var lastDatagram: NIODeadline
+    private var heardSinceTick = false
+    private var refused = 0
+    private var closed = false
+
+    init(plan: StreamingPlan, senderHost: SocketAddress?, loop: any EventLoop, logger: Logger, idleTimeout: Double?, events: Events) {
+        self.plan = plan
+        self.senderHost = senderHost
+        self.loop = loop
+        self.logger = logger
+        self.idleTimeout = idleTimeout
+        self.events = events
+        receiver = StreamingReceiver(streams: plan.streams.map(StreamingReceiver.Stream.init), now: Self.now())
+        lastDatagram = .now()
+    }
+
+    /// The receiver's clock: monotonic nanoseconds.
+    static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
+
+    func started(on channel: any Channel) {
+        self.channel = channel
+        scheduleTick()
+        scheduleTimer()
+        scheduleSilenceCheck()
+    }
+
+    func received(_ envelope: AddressedEnvelope<ByteBuffer>) {
+        guard !closed else { return }
+        if let senderHost, senderHost.ipAddress != envelope.remoteAddress.ipAddress {
+            refused += 1
+            if refused == 1 {
+                logger.warning("streaming session \(plan.session): a datagram from \(envelope.remoteAddress), not the sender \(senderHost.ipAddress ?? "?"), dropped")
+            }
+            return
+        }
+        sender = envelope.remoteAddress
+        lastDatagram = .now()
+        heardSinceTick = true
+        let outputs = envelope.data.withUnsafeReadableBytes { receiver.receive($0, at: Self.now()) }
+        carryOut(outputs)
+    }
+
+    private func carryOut(_ outputs: [StreamingReceiver.Output]) {
+        guard let channel, let sender else { return }
+        var wrote = false
+        for output in outputs {
+            switch output {
+            case .rtcp(let bytes):
+                var buffer = channel.allocator.buffer(capacity: bytes.count)
+                buffer.writeBytes(bytes)
+                channel.write(AddressedEnvelope(remoteAddress: sender, data: buffer), promise: nil)
+                wrote = true
+            case .frame:
+                // Pictures come with decoding (a thumbnail a second); counting is the receiver's.
+                break
+            }
+        }
+        if wrote { channel.flush() }
+        scheduleTimer()
+    }
+
+    private func scheduleTimer() {
+        timer?.cancel()
+        timer = nil
+        guard !closed, let deadline = receiver.nextDeadline else { return }
+        let delay = Int64(deadline) - Int64(Self.now())
+        timer = loop.assumeIsolated().scheduleTask(in: .nanoseconds(max(0, delay))) { [self] in
+            timer = nil
+            carryOut(receiver.advance(to: Self.now()))
+        }
+    }
+
+    private func scheduleTick() {
+        tick = loop.assumeIsolated().scheduleTask(in: .seconds(1)) { [self] in
+            tick = nil
+            everySecond()
+        }
+    }
+
+    private func everySecond() {
+        guard !closed else { return }
+        scheduleTick()
+        if heardSinceTick {
+            heardSinceTick = false
+            events.heard()
+        }
+        events.report(.figures(session: plan.session, figures))
+        scheduleSilenceCheck()
+    }
+
+    /// Ends the session at the last datagram plus the idle timeout, unless more come. The
+    /// sender's TLS connection was last heard at a tick, after that datagram: the session
+    /// ends first, and says why.
+    private func scheduleSilenceCheck() {
+        guard let idleTimeout else { return }
+        silence?.cancel()
+        let limit = TimeAmount.nanoseconds(Int64(idleTimeout * 1e9))
+        silence = loop.assumeIsolated().scheduleTask(deadline: lastDatagram + limit) { [self] in
+            silence = nil
+            guard !closed, NIODeadline.now() - lastDatagram >= limit else { return }
+            events.report(.ended(session: plan.session, reason: "no RTP from the sender for \(DurationText.format(idleTimeout))"))
+        }
+    }
+
+    /// The figures as the app shows them.
+    var figures: StreamingFigures {
+        let counted = receiver.figures(at: Self.now())
+        var figures = StreamingFigures(streams: counted.streams.map(StreamingFigures.Stream.init), senderAddress: sender.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" })
+        figures.senderReports = counted.senderReports
+        figures.rtcpSent = counted.rtcpSent
+        return figures
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        timer?.cancel()
+        tick?.cancel()
+        silence?.cancel()
+        channel?.close(promise: nil)
+        channel = nil
+    }
+}
+
+/// Hands the socket's datagrams to its session.
+final class StreamingDatagramHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    private let socket: StreamingSocket
+
+    init(socket: StreamingSocket) { self.socket = socket }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        socket.received(unwrapInboundIn(data))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // An ICMP error for an RTCP datagram (the sender went away) is no reason to stop
+        // listening: the session ends by its own rules.
+    }
+}
+
+extension StreamingReceiver.Stream {
+    init(_ stream: StreamingStream) {
+        self.init(isVideo: stream.kind == .video, senderSsrc: stream.senderSsrc, receiverSsrc: stream.receiverSsrc,
+                  aesKey: stream.aesKey, aesIvMask: stream.aesIvMask, rtpTimebase: stream.rtpTimebase,
+                  targetDelayMilliseconds: stream.targetDelayMilliseconds)
+    }
+}
+
+extension StreamingFigures.Stream {
+    init(_ counted: StreamingReceiver.StreamFigures) {
+        self.init(senderSsrc: counted.senderSsrc)
+        packetsReceived = counted.packetsReceived
+        packetsLost = counted.packetsLost
+        packetsRecovered = counted.packetsRecovered
+        duplicatePackets = counted.duplicatePackets
+        bytesReceived = counted.bytesReceived
+        framesReceived = counted.framesReceived
+        keyFrames = counted.keyFrames
+        framesDropped = counted.framesDropped
+        framesPerSecond = counted.framesPerSecond
+        bitsPerSecond = counted.bitsPerSecond
+        ackLatencyP50Milliseconds = counted.ackLatencyP50Milliseconds
+        ackLatencyP99Milliseconds = counted.ackLatencyP99Milliseconds
+        pictureLossIndications = counted.pictureLossIndications
+        checkpointLag = counted.checkpointLag
+        width = counted.width
+        height = counted.height
+    }
+}
