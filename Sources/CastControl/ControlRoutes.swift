@@ -54,6 +54,7 @@ package struct ControlRoutes: Sendable {
         "\(prefix)/scenario": [.get, .put], "\(prefix)/reset": [.post],
         "\(prefix)/report": [.get], "\(prefix)/events": [.get],
         "\(prefix)/recording": [.get, .post, .delete], "\(prefix)/devices": [.get],
+        "\(prefix)/streaming/picture": [.get],
     ]
 
     func register(on router: Router<BasicRequestContext>) {
@@ -104,6 +105,7 @@ package struct ControlRoutes: Sendable {
             return ControlResponse.json(try await routes.scenarioSummary())
         }
         router.get("\(Self.prefix)/report") { request, _ in try await on(request).report(request) }
+        router.get("\(Self.prefix)/streaming/picture") { request, _ in try await on(request).streamingPicture(request) }
         router.get("\(Self.prefix)/events") { request, _ in try await streams.open(request, simulator: on(request).simulator) }
         router.get("\(Self.prefix)/recording") { request, _ in
             let simulator = try on(request).simulator
@@ -286,6 +288,20 @@ package struct ControlRoutes: Sendable {
             "name": .string(scenario.name), "steps": .number(Double(scenario.timeline.count)), "stepsFired": .number(Double(fired)),
             "rules": .number(Double(scenario.rules.count)), "expectations": .number(Double(scenario.expectations.count)),
         ]
+    }
+
+    /// The newest picture of a mirroring session, as PNG; 404 with why there is none.
+    private func streamingPicture(_ request: Request) async throws -> Response {
+        try Self.noQuery(request)
+        guard let (png, _) = try await simulator.streamingPicture() else {
+            let panel = try await simulator.snapshot().runningApp?.state.panel?["streaming"]
+            let why = panel?["picturesUnavailable"]?.stringValue
+                ?? (panel == nil ? "no mirroring session has run" : "no key frame has been decoded yet")
+            throw ControlError(status: .notFound, message: "no picture: \(why)")
+        }
+        var headers: HTTPFields = [.contentType: "image/png"]
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: png)))
     }
 
     private func report(_ request: Request) async throws -> Response {

@@ -309,6 +309,12 @@ public final class CastSimulator: Sendable {
         }
     }
 
+    /// The newest picture of a mirroring session (a PNG, about 320 pixels wide, and what it
+    /// shows); nil when no key frame has been decoded yet.
+    public func streamingPicture() async throws -> (png: [UInt8], picture: StreamingFigures.Picture)? {
+        try await onDeviceLoop { runner in runner.media.picture.map { ($0.png, $0.figures) } }
+    }
+
     /// Every message of both directions the journal still keeps, oldest first.
     public func journal() async throws -> [JournalEntry] {
         try await onDeviceLoop { $0.journal.entries }

@@ -40,6 +40,8 @@ struct StreamState: Sendable {
 
     func nextReport(interval: UInt64) -> UInt64 { lastReport &+ interval }
 
+    mutating func requestKeyFrame() { if stream.isVideo { needsKeyFrame = true } }
+
     /// Adds a packet; returns the frames it completed (decrypted) and whether the checkpoint moved.
     mutating func add(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, size: Int, at now: UInt64)
         -> ([StreamingReceiver.ReceivedFrame], Bool)

@@ -92,6 +92,12 @@ public struct StreamingReceiver: Sendable {
         return []
     }
 
+    /// Asks the sender of `senderSsrc` for a key frame (a PLI in each report until one comes).
+    public mutating func requestKeyFrame(senderSsrc: UInt32) {
+        guard let index = streams.firstIndex(where: { $0.stream.senderSsrc == senderSsrc }) else { return }
+        streams[index].requestKeyFrame()
+    }
+
     /// The reports due at `now`.
     public mutating func advance(to now: UInt64) -> [Output] {
         var outputs: [Output] = []

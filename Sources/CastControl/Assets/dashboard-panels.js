@@ -111,6 +111,8 @@
     art.style.setProperty("--art-a", `hsl(${hue} 48% 42%)`);
     art.style.setProperty("--art-b", `hsl(${(hue + 50) % 360} 55% 16%)`);
 
+    showPicture(panel);
+
     $("player-state").textContent = playerState;
     // A recorded MEDIA_STATUS has no phase; its idleReason says why the player is idle.
     const phase = media && media.phase ? String(media.phase) : media && media.idleReason ? String(media.idleReason) : "";
@@ -142,6 +144,46 @@
     $("subtitle-sample").dataset.active = String(activeText.length > 0);
     const style = (media && media.textTrackStyle) || (info && info.textTrackStyle) || null;
     applyCaptionStyle(style);
+  }
+
+  /** The frame id of the picture shown (or being fetched), null when none. */
+  let pictureShown = null;
+
+  /**
+   * A mirroring session's newest picture fills the artwork. It is fetched with the token (an
+   * <img> cannot send it) when its frame changes; while the session streams, the state is
+   * asked for again each second (its figures change without an event).
+   */
+  function showPicture(panel) {
+    const streaming = panel && panel.value && panel.value.streaming;
+    const picture = streaming && streaming.picture;
+    const art = $("artwork");
+    const img = $("tv-picture");
+    if (streaming && streaming.state === "streaming" && !view.replaying) dash.scheduleState(1000);
+    if (!picture) {
+      pictureShown = null;
+      img.hidden = true;
+      art.classList.remove("has-picture");
+      $("artwork-initials").hidden = false;
+      return;
+    }
+    const key = String(picture.frameId);
+    if (pictureShown === key) return;
+    pictureShown = key;
+    const headers = dash.token ? { Authorization: "Bearer " + dash.token } : {};
+    fetch(dash.apiURL("streaming/picture"), { headers, cache: "no-store" })
+      .then((response) => (response.ok ? response.blob() : null))
+      .then((blob) => {
+        if (!blob || pictureShown !== key) return;
+        if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
+        img.src = URL.createObjectURL(blob);
+        img.dataset.frameId = key;
+        img.dataset.averageColor = picture.averageColor || "";
+        img.hidden = false;
+        art.classList.add("has-picture");
+        $("artwork-initials").hidden = true;
+      })
+      .catch(() => { pictureShown = null; });
   }
 
   const GENERIC_FAMILIES = {

@@ -38,6 +38,12 @@ final class StreamingMedia {
 
     var openSessions: Int { sessions.count }
 
+    /// The newest picture of a session running now, else of the last one that ran.
+    var picture: PictureTaker.Taken? {
+        sessions.values.compactMap { $0.pictures?.latest }.first ?? lastPicture
+    }
+    private var lastPicture: PictureTaker.Taken?
+
     func handle(_ event: StreamingEvent) {
         switch event {
         case .negotiating(let plan): open(plan)
@@ -84,7 +90,9 @@ final class StreamingMedia {
     }
 
     private func close(_ session: String) {
-        sessions.removeValue(forKey: session)?.close()
+        guard let socket = sessions.removeValue(forKey: session) else { return }
+        lastPicture = socket.pictures?.latest ?? lastPicture
+        socket.close()
     }
 
     /// Every socket closes (the device stops).

@@ -32,6 +32,8 @@ final class StreamingSocket {
     private var heardSinceTick = false
     private var refused = 0
     private var closed = false
+    /// Pictures of the video stream, when there is one.
+    let pictures: PictureTaker?
 
     init(plan: StreamingPlan, senderHost: SocketAddress?, loop: any EventLoop, logger: Logger, idleTimeout: Double?, events: Events) {
         self.plan = plan
@@ -42,6 +44,7 @@ final class StreamingSocket {
         self.events = events
         receiver = StreamingReceiver(streams: plan.streams.map(StreamingReceiver.Stream.init), now: Self.now())
         lastDatagram = .now()
+        pictures = plan.streams.first { $0.kind == .video }.map { PictureTaker(codec: $0.codec, loop: loop) }
     }
 
     /// The receiver's clock: monotonic nanoseconds.
@@ -80,8 +83,10 @@ final class StreamingSocket {
                 buffer.writeBytes(bytes)
                 channel.write(AddressedEnvelope(remoteAddress: sender, data: buffer), promise: nil)
                 wrote = true
+            case .frame(let frame) where frame.isVideo && frame.isKeyFrame:
+                pictures?.keyFrame(frame.frameId, frame.bytes)
             case .frame:
-                // Pictures come with decoding (a thumbnail a second); counting is the receiver's.
+                // Counting is the receiver's.
                 break
             }
         }
@@ -116,6 +121,9 @@ final class StreamingSocket {
         }
         events.report(.figures(session: plan.session, figures))
         scheduleSilenceCheck()
+        if pictures?.wantsKeyFrame == true, let video = plan.streams.first(where: { $0.kind == .video }) {
+            receiver.requestKeyFrame(senderSsrc: video.senderSsrc)
+        }
     }
 
     /// Ends the session at the last datagram plus the idle timeout, unless more come. The
@@ -138,6 +146,12 @@ final class StreamingSocket {
         var figures = StreamingFigures(streams: counted.streams.map(StreamingFigures.Stream.init), senderAddress: sender.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" })
         figures.senderReports = counted.senderReports
         figures.rtcpSent = counted.rtcpSent
+        if let pictures {
+            figures.picture = pictures.latest?.figures
+            figures.picturesDecoded = pictures.decoded
+            figures.picturesSkipped = pictures.skipped
+            figures.picturesUnavailable = pictures.unavailable
+        }
         return figures
     }
 
@@ -147,6 +161,7 @@ final class StreamingSocket {
         timer?.cancel()
         tick?.cancel()
         silence?.cancel()
+        pictures?.close()
         channel?.close(promise: nil)
         channel = nil
     }

@@ -14,6 +14,11 @@ enum MirroringPanel {
             "senderAddress": {"type": ["string", "null"], "description": "Where RTP comes from."},
             "endReason": {"type": ["string", "null"]},
             "senderReports": {"type": "integer"}, "rtcpSent": {"type": "integer"},
+            "picture": {"type": ["object", "null"], "description": "The newest key frame decoded: its size, mean colour, and where its PNG is.",
+              "properties": {"frameId": {"type": "integer"}, "width": {"type": "integer"}, "height": {"type": "integer"},
+                "averageColor": {"type": "string"}, "pngBytes": {"type": "integer"}, "url": {"type": "string"}}},
+            "picturesDecoded": {"type": "integer"}, "picturesSkipped": {"type": "integer"},
+            "picturesUnavailable": {"type": ["string", "null"], "description": "Why there are no pictures (FFmpeg's libraries missing ...)."},
             "streams": {"type": "array", "items": {"type": "object", "properties": {
               "kind": {"type": "string", "enum": ["audio", "video"]}, "codec": {"type": "string"},
               "index": {"type": "integer"}, "senderSsrc": {"type": "integer"}, "receiverSsrc": {"type": "integer"},
@@ -67,6 +72,13 @@ enum MirroringPanel {
                 "udpPort": udpPort, "senderAddress": figures?.senderAddress.map(JSONValue.string) ?? nil, "endReason": endReason,
                 "senderReports": number(figures?.senderReports ?? 0), "rtcpSent": number(figures?.rtcpSent ?? 0),
                 "streams": .array(streams),
+                "picture": figures?.picture.map { picture in
+                    ["frameId": number(picture.frameId), "width": number(picture.width), "height": number(picture.height),
+                     "averageColor": .string(picture.averageColor), "pngBytes": number(picture.pngBytes),
+                     "url": "/api/v1/streaming/picture"]
+                } ?? nil,
+                "picturesDecoded": number(figures?.picturesDecoded ?? 0), "picturesSkipped": number(figures?.picturesSkipped ?? 0),
+                "picturesUnavailable": figures?.picturesUnavailable.map(JSONValue.string) ?? nil,
             ],
         ]
     }

@@ -83,6 +83,25 @@ public enum StreamingReport: Sendable, Equatable {
 
 /// A streaming session's figures, per stream, as the media plane counted them.
 public struct StreamingFigures: Sendable, Equatable {
+    /// The newest picture decoded from a key frame.
+    public struct Picture: Sendable, Equatable {
+        public var frameId: Int
+        /// The frame's size (the picture served is scaled down).
+        public var width: Int
+        public var height: Int
+        /// `#rrggbb`: the picture's mean colour.
+        public var averageColor: String
+        public var pngBytes: Int
+
+        public init(frameId: Int, width: Int, height: Int, averageColor: String, pngBytes: Int) {
+            self.frameId = frameId
+            self.width = width
+            self.height = height
+            self.averageColor = averageColor
+            self.pngBytes = pngBytes
+        }
+    }
+
     public struct Stream: Sendable, Equatable {
         public var senderSsrc: UInt32
         public var packetsReceived = 0
@@ -120,6 +139,13 @@ public struct StreamingFigures: Sendable, Equatable {
     public var senderReports = 0
     /// RTCP datagrams sent.
     public var rtcpSent = 0
+    public var picture: Picture?
+    /// Key frames decoded into pictures, and those left out (one a second at most).
+    public var picturesDecoded = 0
+    public var picturesSkipped = 0
+    /// Why there are no pictures (FFmpeg's libraries are not installed, a codec castsim
+    /// does not decode); nil when there can be.
+    public var picturesUnavailable: String?
 
     public init(streams: [Stream], senderAddress: String? = nil) {
         self.streams = streams
