@@ -95,17 +95,36 @@ log "installing the castsim Python package from ${repo_root}/python"
 "${vpy}" -m pip install --disable-pip-version-check -q --force-reinstall --no-deps "${repo_root}/python"
 rm -rf "${repo_root}/python/build" "${repo_root}/python/castsim.egg-info"
 
-# 3. Debian's headless chromium and its driver for the dashboard test.
-if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+# 3. Debian's packages: headless chromium and its driver (the dashboard test), and FFmpeg
+#    (the mirroring tests make their videos with it; castsim decodes pictures with its
+#    libavcodec).
+debian=()
+command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || debian+=(chromium chromium-driver)
+command -v ffmpeg >/dev/null 2>&1 || debian+=(ffmpeg)
+if [ ${#debian[@]} -gt 0 ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-        log "installing chromium and chromium-driver via apt-get"
+        log "installing ${debian[*]} via apt-get"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -q
-        apt-get install -y -q chromium chromium-driver
+        apt-get install -y -q "${debian[@]}"
     else
-        log "error: chromium and chromium-driver are missing; install them (Debian: apt-get install chromium chromium-driver)" >&2
+        log "error: ${debian[*]} missing; install them (Debian: apt-get install ${debian[*]})" >&2
         exit 1
     fi
+fi
+
+# 4. Open Screen's sender in a virtualenv of its own (it bundles FFmpeg and libvpx; the
+#    tests run it as a separate process, as it allows one runtime a process).
+cast_sender_venv="${repo_root}/.venv-cast-sender"
+if [ ! -x "${cast_sender_venv}/bin/python" ]; then
+    log "creating virtualenv at ${cast_sender_venv}"
+    rm -rf "${cast_sender_venv}"
+    "${python}" -m venv "${cast_sender_venv}"
+    echo '*' > "${cast_sender_venv}/.gitignore"
+fi
+if [ "$("${cast_sender_venv}/bin/python" -c 'from importlib import metadata; print(metadata.version("cast_sender"))' 2>/dev/null)" != "1.2.0" ]; then
+    log "installing cast_sender==1.2.0"
+    "${cast_sender_venv}/bin/python" -m pip install --disable-pip-version-check -q "cast_sender==1.2.0"
 fi
 
 log "ready: ${vpy}"

@@ -420,6 +420,12 @@ class ControlClient:
     def openapi(self) -> Dict[str, Any]:
         return self._json("GET", "/openapi.json")
 
+    def streaming_picture(self) -> bytes:
+        """``GET /streaming/picture``: the newest picture of a mirroring session, as PNG
+        (ControlError 404, saying why, when there is none)."""
+        _, _, data = self.request("GET", "/streaming/picture", accept="image/png")
+        return data
+
     # -- events -----------------------------------------------------------
 
     def subscribe(self, types: Optional[Sequence[str]] = None, *, wait_hello: bool = True,

@@ -86,6 +86,13 @@ class State:
                 for sender in (connection.get("senders") or []) if isinstance(sender, dict)]
 
     @property
+    def streaming(self) -> Optional[Dict[str, Any]]:
+        """The mirroring app's Cast Streaming session (``mirroring.streaming``), or None
+        when the mirroring app does not run."""
+        mirroring = self.raw.get("mirroring")
+        return mirroring.get("streaming") if isinstance(mirroring, dict) else None
+
+    @property
     def content_id(self) -> Optional[str]:
         media = _dict(_dict(self.current_item).get("media"))
         return media.get("contentId")

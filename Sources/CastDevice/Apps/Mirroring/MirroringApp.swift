@@ -41,6 +41,8 @@ package struct MirroringApp: CastApp {
     private(set) var phase = Phase.awaitingOffer
     private(set) var offers = 0
     private(set) var figures: StreamingFigures?
+    /// The session's UDP port, kept once it ended (a recording or a test reads it after).
+    private(set) var udpPort: Int?
 
     package init(launch: AppLaunch) {
         sessionId = launch.sessionId
@@ -100,6 +102,7 @@ package struct MirroringApp: CastApp {
         let plan = StreamingPlan(session: "\(sessionId)#\(offers)", connection: message.connection, streams: streams, udpPort: 0)
         phase = .negotiating(plan, seqNum: seqNum, requester: requester)
         figures = nil
+        udpPort = nil
         context.log(.info, message.connection, "OFFER \(seqNum) accepted: \(streams.map { "\($0.kind.rawValue) \($0.codec)" }.joined(separator: " + "))")
         context.raise(.streaming(.negotiating(plan)))
     }
@@ -116,6 +119,7 @@ package struct MirroringApp: CastApp {
         switch (phase, report) {
         case (.negotiating(let plan, let seqNum, let requester), .opened(let session, let port)) where plan.session == session:
             phase = .streaming(plan, udpPort: port)
+            udpPort = port
             context.send(JSONPayload(StreamingAnswer.ok(seqNum: seqNum, udpPort: port, streams: plan.streams, limits: limits)),
                          namespace: Self.webrtc, to: requester)
             context.raise(.streaming(.started(session: session, udpPort: port)))
@@ -167,7 +171,7 @@ package struct MirroringApp: CastApp {
     }
 
     package func snapshot(at now: SimTime) -> AppStateSnapshot {
-        AppStateSnapshot(panel: MirroringPanel.json(phase: phase, offers: offers, figures: figures))
+        AppStateSnapshot(panel: MirroringPanel.json(phase: phase, offers: offers, udpPort: udpPort, figures: figures))
     }
 }
 

@@ -33,16 +33,15 @@ enum MirroringPanel {
               "width": {"type": ["integer", "null"]}, "height": {"type": ["integer", "null"]}}}}}}}}}
         """#)
 
-    static func json(phase: MirroringApp.Phase, offers: Int, figures: StreamingFigures?) -> JSONValue {
+    static func json(phase: MirroringApp.Phase, offers: Int, udpPort port: Int?, figures: StreamingFigures?) -> JSONValue {
         let state: String
-        var udpPort: JSONValue = nil
+        let udpPort: JSONValue = port.map { .number(Double($0)) } ?? nil
         var endReason: JSONValue = nil
         switch phase {
         case .awaitingOffer: state = "awaitingOffer"
         case .negotiating: state = "negotiating"
-        case .streaming(_, let port):
+        case .streaming:
             state = "streaming"
-            udpPort = .number(Double(port))
         case .ended(_, let reason):
             state = "ended"
             endReason = .string(reason)
