@@ -89,6 +89,9 @@ package enum EventView {
                                                    "senderSsrc": number(Int($0.senderSsrc)), "receiverSsrc": number(Int($0.receiverSsrc))] })]
         case .started(let session, let port):
             ["phase": "started", "session": .string(session), "udpPort": number(port)]
+        case .impaired(let session, let impairment):
+            ["phase": "impaired", "session": .string(session), "packetLoss": .number(impairment.packetLossPercent),
+             "delay": .number(impairment.addedDelay), "feedback": .bool(impairment.feedback)]
         case .refused(let seqNum, let code, let description):
             ["phase": "refused", "seqNum": number(seqNum), "code": number(code), "description": .string(description)]
         case .ended(let session, let reason):

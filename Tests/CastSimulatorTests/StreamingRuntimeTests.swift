@@ -102,6 +102,45 @@ struct StreamingRuntimeTests {
         }
     }
 
+    @Test("The scenario's network: a delay holds every datagram that long, feedback off sends nothing, 100 % loss takes nothing")
+    func impairments() async throws {
+        try await withCastSimulator(configure: { $0.device.appSections["mirroring"] = ["delay": 0.3] }) { simulator in
+            let sender = try await CastTestSender.connect(to: simulator)
+            defer { Task { await sender.close() } }
+            let port = try #require(try await negotiate(sender)["answer"]?["udpPort"]?.intValue)
+            let peer = try await UDPPeer.bind(host: "127.0.0.1")
+            defer { Task { await peer.close() } }
+            let device = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+            var packetizer = FramePacketizer(ssrc: 63938, key: Self.key, ivMask: Self.mask)
+            func frame(_ id: Int64) async throws {
+                for packet in packetizer.packets(frameId: id, plain: [1, 2, 3], keyFrame: id == 0, rtpTimestamp: UInt32(id) * 3000) {
+                    try await peer.send(packet, to: device)
+                }
+            }
+            let sent = ContinuousClock.now
+            try await frame(0)
+            _ = try #require(await peer.next(until: { CastFeedbackReading($0)?.checkpoint == 0 }))
+            #expect(ContinuousClock.now - sent >= .milliseconds(300), "the ACK came before the datagram's delay")
+
+            try await simulator.apply(.app(AppAction(key: "mirroring", value: ["delay": 0, "feedback": false])))
+            try await frame(1)
+            #expect(await peer.next(timeout: .milliseconds(600), until: { CastFeedbackReading($0) != nil }) == nil)
+
+            try await simulator.apply(.app(AppAction(key: "mirroring", value: ["feedback": true, "packetLoss": 100])))
+            for id in Int64(2)..<6 { try await frame(id) }
+            #expect(await peer.next(timeout: .milliseconds(600), until: { CastFeedbackReading($0)?.checkpoint ?? 0 > 1 }) == nil)
+            try await waitUntil("the dropped datagrams are counted") {
+                try await simulator.snapshot().runningApp?.state.panel?["streaming"]?["droppedByScenario"] == 4
+            }
+            try await simulator.apply(.app(AppAction(key: "mirroring", value: ["packetLoss": 0])))
+            try await frame(6)
+            // Frame 1 came while feedback was off; frames 2–5 were lost: the feedback NACKs them whole.
+            let feedback = try #require(await peer.next(until: { CastFeedbackReading($0)?.losses.isEmpty == false }))
+            #expect(CastFeedbackReading(feedback.bytes)?.checkpoint == 1)
+            #expect(CastFeedbackReading(feedback.bytes)?.losses.map(\.frameId) == [2, 3, 4, 5])
+        }
+    }
+
     @Test("Datagrams from a host other than the sender's get nothing back")
     func otherHostsIgnored() async throws {
         try await withCastSimulator { simulator in

@@ -48,6 +48,7 @@ final class StreamingMedia {
         switch event {
         case .negotiating(let plan): open(plan)
         case .ended(let session, _): close(session)
+        case .impaired(let session, let impairment): sessions[session]?.impairment = impairment
         case .started, .refused: break
         }
     }

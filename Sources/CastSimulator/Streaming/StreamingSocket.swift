@@ -32,6 +32,11 @@ final class StreamingSocket {
     private var heardSinceTick = false
     private var refused = 0
     private var closed = false
+    /// What the scenario does to the datagrams and the feedback.
+    var impairment: StreamingImpairment
+    /// Decides which datagrams a packet loss drops: seeded, so a run repeats.
+    private var losses: IdentifierGenerator
+    private var droppedByScenario = 0
     /// Pictures of the video stream, when there is one.
     let pictures: PictureTaker?
 
@@ -44,6 +49,8 @@ final class StreamingSocket {
         self.events = events
         receiver = StreamingReceiver(streams: plan.streams.map(StreamingReceiver.Stream.init), now: Self.now())
         lastDatagram = .now()
+        impairment = plan.impairment
+        losses = IdentifierGenerator(seed: UInt64(truncatingIfNeeded: plan.session.utf8.reduce(5381) { $0 &* 33 &+ Int($1) }))
         pictures = plan.streams.first { $0.kind == .video }.map { PictureTaker(codec: $0.codec, loop: loop) }
     }
 
@@ -69,8 +76,23 @@ final class StreamingSocket {
         sender = envelope.remoteAddress
         lastDatagram = .now()
         heardSinceTick = true
-        let outputs = envelope.data.withUnsafeReadableBytes { receiver.receive($0, at: Self.now()) }
-        carryOut(outputs)
+        if impairment.packetLossPercent > 0, Double(losses.next() % 1_000_000) < impairment.packetLossPercent * 10_000 {
+            droppedByScenario += 1
+            return
+        }
+        guard impairment.addedDelay > 0 else {
+            take(envelope.data)
+            return
+        }
+        // Held, as a slow network would: every datagram as long, so their order stays.
+        loop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(impairment.addedDelay * 1e9))) { [self] in
+            guard !closed else { return }
+            take(envelope.data)
+        }
+    }
+
+    private func take(_ datagram: ByteBuffer) {
+        carryOut(datagram.withUnsafeReadableBytes { receiver.receive($0, at: Self.now()) })
     }
 
     private func carryOut(_ outputs: [StreamingReceiver.Output]) {
@@ -78,6 +100,9 @@ final class StreamingSocket {
         var wrote = false
         for output in outputs {
             switch output {
+            case .rtcp where !impairment.feedback:
+                // The scenario silenced the receiver.
+                break
             case .rtcp(let bytes):
                 var buffer = channel.allocator.buffer(capacity: bytes.count)
                 buffer.writeBytes(bytes)
@@ -144,6 +169,7 @@ final class StreamingSocket {
     var figures: StreamingFigures {
         let counted = receiver.figures(at: Self.now())
         var figures = StreamingFigures(streams: counted.streams.map(StreamingFigures.Stream.init), senderAddress: sender.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" })
+        figures.droppedByScenario = droppedByScenario
         figures.senderReports = counted.senderReports
         figures.rtcpSent = counted.rtcpSent
         if let pictures {

@@ -2,6 +2,7 @@ import CastDevice
 import CastScenario
 import CastSimulatorTesting
 import CastWire
+import Foundation
 import Testing
 
 /// The mirroring app's control side (docs/protocol/streaming.md §1–§2): availability,
@@ -177,5 +178,69 @@ struct MirroringAppTests {
         _ = closing.send(streamer, from: Self.sender, to: transport, Self.webrtc, Self.offer())
         _ = closing.close(streamer)
         #expect(ended(closing) == ["the sender's connection closed"])
+    }
+
+    @Test("A scenario's mirroring section: OFFERs refused with its code, or answered within its limits; the plan carries its network")
+    func scenarioSection() throws {
+        var refusing = try CastTestDevice(scenarioJSON: #"{"name": "x", "mirroring": {"refuseOffers": {"code": 10092, "description": "not today"}}}"#)
+        let (connection, transportId) = launchMirroring(&refusing)
+        let refused = refusing.send(connection, from: Self.sender, to: transportId, Self.webrtc, Self.offer(seqNum: 3))
+        #expect(refused.first?.json == ["type": "ANSWER", "seqNum": 3, "result": "error", "error": ["code": 10092, "description": "not today"]])
+        #expect(plans(refusing).isEmpty)
+
+        var limited = try CastTestDevice(scenarioJSON: #"""
+            {"name": "x", "mirroring": {"packetLoss": 5, "delay": 0.1, "feedback": false,
+                                        "limits": {"maxWidth": 1280, "maxHeight": 720, "maxFrameRate": 25, "maxBitRate": 2000000}}}
+            """#)
+        let (streamer, transport) = launchMirroring(&limited)
+        _ = limited.send(streamer, from: Self.sender, to: transport, Self.webrtc, Self.offer())
+        let plan = try #require(plans(limited).last)
+        #expect(plan.impairment == StreamingImpairment(packetLossPercent: 5, addedDelay: 0.1, feedback: false))
+        let answer = try #require(limited.apply(.streaming(.opened(session: plan.session, udpPort: 7000))).first { $0.type == "ANSWER" })
+        let video = try #require(answer.json["answer"]?["constraints"]?["video"])
+        #expect(video["maxDimensions"] == ["width": 1280, "height": 720, "frameRate": 25] && video["maxBitRate"] == 2_000_000)
+        #expect(video["maxPixelsPerSecond"] == .number(1280 * 720 * 25))
+        #expect(answer.json["answer"]?["display"]?["aspectRatio"] == "16:9")
+    }
+
+    @Test("A mirroring action changes the network of the session under way (an event says how), refuses later OFFERs, or ends the session")
+    func actions() throws {
+        var harness = CastTestDevice()
+        let (connection, transportId) = launchMirroring(&harness)
+        _ = harness.send(connection, from: Self.sender, to: transportId, Self.webrtc, Self.offer(seqNum: 1))
+        let plan = try #require(plans(harness).last)
+        _ = harness.apply(.streaming(.opened(session: plan.session, udpPort: 7000)))
+        _ = harness.apply(.app(AppAction(key: "mirroring", value: ["packetLoss": 20, "feedback": false])))
+        #expect(harness.events.last?.kind == .streaming(.impaired(session: plan.session, StreamingImpairment(packetLossPercent: 20, feedback: false))))
+        _ = harness.apply(.app(AppAction(key: "mirroring", value: ["endSession": "the TV changed input"])))
+        #expect(harness.events.last?.kind == .streaming(.ended(session: plan.session, reason: "the TV changed input")))
+        _ = harness.apply(.app(AppAction(key: "mirroring", value: ["refuseOffers": true])))
+        let refused = harness.send(connection, from: Self.sender, to: transportId, Self.webrtc, Self.offer(seqNum: 2))
+        #expect(refused.first?.json["error"]?["code"] == 10107)
+        _ = harness.apply(.app(AppAction(key: "mirroring", value: ["refuseOffers": false])))
+        _ = harness.send(connection, from: Self.sender, to: transportId, Self.webrtc, Self.offer(seqNum: 3))
+        #expect(plans(harness).count == 2 && plans(harness).last?.impairment.packetLossPercent == 20)
+    }
+
+    @Test("Bad mirroring sections and actions are refused with the path and what was expected")
+    func badSettings() throws {
+        let cases: [(String, String)] = [
+            (#"{"packetLoss": 120}"#, "mirroring.packetLoss: expected a number from 0 to 100"),
+            (#"{"feedback": "no"}"#, "mirroring.feedback: expected true or false"),
+            (#"{"limits": {"maxWidth": 1}}"#, "mirroring.limits.maxWidth: expected an integer from 16 to 7680"),
+            (#"{"refuseOffers": {"code": 5}}"#, "mirroring.refuseOffers.code: expected an integer from 10000 to 19999"),
+            (#"{"endSession": true}"#, "mirroring.endSession: unknown key"),
+            (#"{}"#, "mirroring: expected at least one of"),
+        ]
+        for (section, expected) in cases {
+            let error = try #require(throws: ScenarioValidationError.self) {
+                try Scenario.parse(Data(#"{"name": "x", "mirroring": \#(section)}"#.utf8))
+            }
+            #expect(error.issues.map(\.description).contains { $0.hasPrefix(expected) }, "\(section): \(error)")
+        }
+        let action = try #require(throws: ScenarioValidationError.self) {
+            try Scenario.parse(Data(#"{"name": "x", "timeline": [{"at": "1s", "mirroring": {"endSession": 3}}]}"#.utf8))
+        }
+        #expect(action.issues.map(\.description).contains { $0.contains("timeline[0].mirroring.endSession: expected a non-empty string") }, "\(action)")
     }
 }

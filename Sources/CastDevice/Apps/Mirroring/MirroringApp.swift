@@ -21,9 +21,18 @@ extension CastAppDefinition {
 /// known (``StreamingReport/opened(session:udpPort:)``), and keeps the figures it reports.
 package struct MirroringApp: CastApp {
     package static let behaviour = AppBehaviour.mirroring
-    package static let plugin = AppPlugin(catalog: [.mirroring, .audioMirroring], requiredNamespaces: [webrtc],
-                                          schema: MirroringPanel.schema,
-                                          panel: AppPanel(key: "mirroring", title: "Cast Streaming", eventsNamespace: webrtc))
+    package static let plugin = AppPlugin(
+        catalog: [.mirroring, .audioMirroring], requiredNamespaces: [webrtc],
+        namespaceAliases: ["webrtc": webrtc, "remoting": remoting],
+        sections: [AppScenarioSection(key: MirroringScenarioKeys.key) { section, checker, _ in
+            _ = MirroringChange(section, checker: checker, isAction: false)
+        }],
+        actions: [AppTimelineAction(key: MirroringScenarioKeys.key) { action, checker in
+            _ = MirroringChange(action, checker: checker, isAction: true)
+        }],
+        schema: MirroringPanel.schema,
+        panel: AppPanel(key: "mirroring", title: "Cast Streaming", eventsNamespace: webrtc),
+        exampleSections: [MirroringScenarioKeys.key: ["packetLoss": 2, "limits": ["maxWidth": 1280, "maxHeight": 720]]])
     package static let webrtc = "urn:x-cast:com.google.cast.webrtc"
     package static let remoting = "urn:x-cast:com.google.cast.remoting"
 
@@ -37,7 +46,7 @@ package struct MirroringApp: CastApp {
 
     private let sessionId: String
     private let withVideo: Bool
-    private let limits = StreamingLimits()
+    private(set) var settings = MirroringSettings()
     private(set) var phase = Phase.awaitingOffer
     private(set) var offers = 0
     private(set) var figures: StreamingFigures?
@@ -47,6 +56,10 @@ package struct MirroringApp: CastApp {
     package init(launch: AppLaunch) {
         sessionId = launch.sessionId
         withVideo = launch.definition.appId.uppercased() != CastAppDefinition.audioMirroring.appId
+        if let section = launch.configuration.appSections[MirroringScenarioKeys.key],
+           let change = MirroringChange(JSONReader(section), checker: JSONChecker(), isAction: false) {
+            change.apply(to: &settings)
+        }
     }
 
     package mutating func receive(_ message: AppMessage, context: inout AppContext) {
@@ -84,6 +97,10 @@ package struct MirroringApp: CastApp {
             refuse(seqNum: seqNum, error.code, error.description, requester: requester, context: &context)
             return
         }
+        if let refusal = settings.refusal {
+            refuse(seqNum: seqNum, refusal.code, refusal.description, requester: requester, context: &context)
+            return
+        }
         let chosen = StreamingAnswer.choose(from: offer, video: withVideo)
         guard !chosen.isEmpty else {
             refuse(seqNum: seqNum, StreamingOffer.Refusal.noStreamSelected, "Failed to select any streams from OFFER",
@@ -99,7 +116,8 @@ package struct MirroringApp: CastApp {
                             channels: stream.channels, maxFrameRate: stream.maxFrameRate, maxBitRate: stream.maxBitRate)
         }
         // Numbered by OFFER, not by seqNum: a sender that launches the app again starts at 1 again.
-        let plan = StreamingPlan(session: "\(sessionId)#\(offers)", connection: message.connection, streams: streams, udpPort: 0)
+        let plan = StreamingPlan(session: "\(sessionId)#\(offers)", connection: message.connection, streams: streams, udpPort: 0,
+                                 impairment: settings.impairment)
         phase = .negotiating(plan, seqNum: seqNum, requester: requester)
         figures = nil
         udpPort = nil
@@ -115,12 +133,16 @@ package struct MirroringApp: CastApp {
     }
 
     package mutating func apply(_ input: AppInput, context: inout AppContext) {
+        if case .action(let action) = input, action.key == MirroringScenarioKeys.key {
+            act(action.value, context: &context)
+            return
+        }
         guard case .streaming(let report) = input else { return }
         switch (phase, report) {
         case (.negotiating(let plan, let seqNum, let requester), .opened(let session, let port)) where plan.session == session:
             phase = .streaming(plan, udpPort: port)
             udpPort = port
-            context.send(JSONPayload(StreamingAnswer.ok(seqNum: seqNum, udpPort: port, streams: plan.streams, limits: limits)),
+            context.send(JSONPayload(StreamingAnswer.ok(seqNum: seqNum, udpPort: port, streams: plan.streams, limits: settings.limits)),
                          namespace: Self.webrtc, to: requester)
             context.raise(.streaming(.started(session: session, udpPort: port)))
         case (.negotiating(let plan, let seqNum, let requester), .failed(let session, let reason)) where plan.session == session:
@@ -139,6 +161,18 @@ package struct MirroringApp: CastApp {
             // A report about a session this app has left behind.
             break
         }
+    }
+
+    /// A `mirroring` action: new settings from now on (the session under way is told of a
+    /// change to its network), or the session's end.
+    private mutating func act(_ value: JSONValue, context: inout AppContext) {
+        guard let change = MirroringChange(JSONReader(value), checker: JSONChecker(), isAction: true) else { return }
+        let before = settings.impairment
+        change.apply(to: &settings)
+        if settings.impairment != before, let plan = phase.plan, phase.isUnderWay {
+            context.raise(.streaming(.impaired(session: plan.session, settings.impairment)))
+        }
+        if let reason = change.endSession { end(because: reason, context: &context) }
     }
 
     package var observesDeviceEvents: Bool { true }
@@ -176,6 +210,13 @@ package struct MirroringApp: CastApp {
 }
 
 extension MirroringApp.Phase {
+    var isUnderWay: Bool {
+        switch self {
+        case .negotiating, .streaming: true
+        case .awaitingOffer, .ended: false
+        }
+    }
+
     var plan: StreamingPlan? {
         switch self {
         case .awaitingOffer: nil

@@ -4,7 +4,29 @@ import CastWire
 /// phase and, per stream, what the media plane counted.
 enum MirroringPanel {
     static let schema = AppSchema(json: #"""
-        {"panel": {"type": "object", "required": ["summary", "title", "playerState", "streaming"], "properties": {
+        {"$defs": {
+          "mirroringSettings": {"type": "object", "additionalProperties": false, "minProperties": 1,
+            "description": "The mirroring receiver (Cast Streaming) from the start: its network, feedback, OFFER refusals and ANSWER limits.",
+            "properties": {
+              "packetLoss": {"type": "number", "minimum": 0, "maximum": 100, "description": "Percent of the sender's datagrams dropped on arrival."},
+              "delay": {"type": "number", "minimum": 0, "maximum": 10, "description": "Seconds every datagram is held before the receiver sees it."},
+              "feedback": {"type": "boolean", "description": "false: the receiver sends no RTCP (the sender stalls)."},
+              "refuseOffers": {"description": "true, or {code, description}: every OFFER gets that error ANSWER; false: OFFERs are answered.",
+                "oneOf": [{"type": "boolean"}, {"type": "object", "additionalProperties": false, "properties": {
+                  "code": {"type": "integer", "minimum": 10000, "maximum": 19999}, "description": {"type": "string", "minLength": 1}}}]},
+              "limits": {"type": "object", "additionalProperties": false, "description": "What the ANSWER's constraints and display state.",
+                "properties": {"maxWidth": {"type": "integer", "minimum": 16, "maximum": 7680}, "maxHeight": {"type": "integer", "minimum": 16, "maximum": 4320},
+                  "maxFrameRate": {"type": "integer", "minimum": 1, "maximum": 120}, "maxBitRate": {"type": "integer", "minimum": 300001, "maximum": 100000000}}}}}},
+        "sections": {"mirroring": {"$ref": "#/$defs/mirroringSettings"}},
+        "actions": {"mirroring": {"type": "object", "additionalProperties": false, "minProperties": 1,
+          "description": "Changes the mirroring receiver from now on (the keys given), or ends its session (endSession: true or a reason).",
+          "properties": {"packetLoss": {"$ref": "#/$defs/mirroringSettings/properties/packetLoss"},
+            "delay": {"$ref": "#/$defs/mirroringSettings/properties/delay"},
+            "feedback": {"$ref": "#/$defs/mirroringSettings/properties/feedback"},
+            "refuseOffers": {"$ref": "#/$defs/mirroringSettings/properties/refuseOffers"},
+            "limits": {"$ref": "#/$defs/mirroringSettings/properties/limits"},
+            "endSession": {"oneOf": [{"const": true}, {"type": "string", "minLength": 1}]}}}},
+        "panel": {"type": "object", "required": ["summary", "title", "playerState", "streaming"], "properties": {
           "summary": {"type": "string"}, "title": {"type": "string"}, "playerState": {"type": "string"},
           "streaming": {"type": "object", "required": ["state", "offers", "streams"], "properties": {
             "state": {"type": "string", "enum": ["awaitingOffer", "negotiating", "streaming", "ended"]},
@@ -14,6 +36,7 @@ enum MirroringPanel {
             "senderAddress": {"type": ["string", "null"], "description": "Where RTP comes from."},
             "endReason": {"type": ["string", "null"]},
             "senderReports": {"type": "integer"}, "rtcpSent": {"type": "integer"},
+            "droppedByScenario": {"type": "integer", "description": "Datagrams the scenario's packet loss dropped."},
             "picture": {"type": ["object", "null"], "description": "The newest key frame decoded: its size, mean colour, and where its PNG is.",
               "properties": {"frameId": {"type": "integer"}, "width": {"type": "integer"}, "height": {"type": "integer"},
                 "averageColor": {"type": "string"}, "pngBytes": {"type": "integer"}, "url": {"type": "string"}}},
@@ -70,6 +93,7 @@ enum MirroringPanel {
                 "state": .string(state), "session": plan.map { .string($0.session) } ?? nil, "offers": number(offers),
                 "udpPort": udpPort, "senderAddress": figures?.senderAddress.map(JSONValue.string) ?? nil, "endReason": endReason,
                 "senderReports": number(figures?.senderReports ?? 0), "rtcpSent": number(figures?.rtcpSent ?? 0),
+                "droppedByScenario": number(figures?.droppedByScenario ?? 0),
                 "streams": .array(streams),
                 "picture": figures?.picture.map { picture in
                     ["frameId": number(picture.frameId), "width": number(picture.width), "height": number(picture.height),

@@ -57,12 +57,16 @@ public struct StreamingPlan: Sendable, Equatable {
     public var streams: [StreamingStream]
     /// The port to bind; 0 lets the system choose.
     public var udpPort: Int
+    /// What the scenario does to the session's datagrams and feedback, from the start.
+    public var impairment: StreamingImpairment
 
-    public init(session: String, connection: ConnectionID, streams: [StreamingStream], udpPort: Int) {
+    public init(session: String, connection: ConnectionID, streams: [StreamingStream], udpPort: Int,
+                impairment: StreamingImpairment = StreamingImpairment()) {
         self.session = session
         self.connection = connection
         self.streams = streams
         self.udpPort = udpPort
+        self.impairment = impairment
     }
 }
 
@@ -135,6 +139,8 @@ public struct StreamingFigures: Sendable, Equatable {
     public var streams: [Stream]
     /// Where RTP comes from (`address:port`), once it came.
     public var senderAddress: String?
+    /// Datagrams the scenario's packet loss dropped.
+    public var droppedByScenario = 0
     /// Sender Reports received.
     public var senderReports = 0
     /// RTCP datagrams sent.
@@ -159,6 +165,8 @@ public enum StreamingEvent: Sendable, Equatable, CustomStringConvertible {
     case negotiating(StreamingPlan)
     /// The ANSWER went out: the sender streams to `udpPort`.
     case started(session: String, udpPort: Int)
+    /// The scenario changed what happens to the session's datagrams and feedback.
+    case impaired(session: String, StreamingImpairment)
     /// An OFFER was refused with this error ANSWER.
     case refused(seqNum: Int, code: Int, description: String)
     /// The session is over: the runtime closes its socket.
@@ -169,6 +177,8 @@ public enum StreamingEvent: Sendable, Equatable, CustomStringConvertible {
         case .negotiating(let plan):
             "negotiating \(plan.session): \(plan.streams.map { "\($0.kind.rawValue) \($0.codec)" }.joined(separator: ", "))"
         case .started(let session, let port): "started \(session) on UDP port \(port)"
+        case .impaired(let session, let impairment):
+            "impaired \(session): \(impairment.packetLossPercent) % loss, \(impairment.addedDelay) s delay, feedback \(impairment.feedback ? "on" : "off")"
         case .refused(let seqNum, let code, let description): "OFFER \(seqNum) refused: \(code) \(description)"
         case .ended(let session, let reason): "ended \(session): \(reason)"
         }
