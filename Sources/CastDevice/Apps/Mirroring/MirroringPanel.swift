@@ -5,26 +5,25 @@ import CastWire
 enum MirroringPanel {
     static let schema = AppSchema(json: #"""
         {"$defs": {
-          "mirroringSettings": {"type": "object", "additionalProperties": false, "minProperties": 1,
-            "description": "The mirroring receiver (Cast Streaming) from the start: its network, feedback, OFFER refusals and ANSWER limits.",
-            "properties": {
-              "packetLoss": {"type": "number", "minimum": 0, "maximum": 100, "description": "Percent of the sender's datagrams dropped on arrival."},
-              "delay": {"type": "number", "minimum": 0, "maximum": 10, "description": "Seconds every datagram is held before the receiver sees it."},
-              "feedback": {"type": "boolean", "description": "false: the receiver sends no RTCP (the sender stalls)."},
-              "refuseOffers": {"description": "true, or {code, description}: every OFFER gets that error ANSWER; false: OFFERs are answered.",
-                "oneOf": [{"type": "boolean"}, {"type": "object", "additionalProperties": false, "properties": {
-                  "code": {"type": "integer", "minimum": 10000, "maximum": 19999}, "description": {"type": "string", "minLength": 1}}}]},
-              "limits": {"type": "object", "additionalProperties": false, "description": "What the ANSWER's constraints and display state.",
-                "properties": {"maxWidth": {"type": "integer", "minimum": 16, "maximum": 7680}, "maxHeight": {"type": "integer", "minimum": 16, "maximum": 4320},
-                  "maxFrameRate": {"type": "integer", "minimum": 1, "maximum": 120}, "maxBitRate": {"type": "integer", "minimum": 300001, "maximum": 100000000}}}}}},
-        "sections": {"mirroring": {"$ref": "#/$defs/mirroringSettings"}},
+          "mirroringPacketLoss": {"type": "number", "minimum": 0, "maximum": 100, "description": "Percent of the sender's datagrams dropped on arrival."},
+          "mirroringDelay": {"type": "number", "minimum": 0, "maximum": 10, "description": "Seconds every datagram is held before the receiver sees it."},
+          "mirroringFeedback": {"type": "boolean", "description": "false: the receiver sends no RTCP (the sender stalls)."},
+          "mirroringRefuseOffers": {"description": "true, or {code, description}: every OFFER gets that error ANSWER; false: OFFERs are answered.",
+            "oneOf": [{"type": "boolean"}, {"type": "object", "additionalProperties": false, "properties": {
+              "code": {"type": "integer", "minimum": 10000, "maximum": 19999}, "description": {"type": "string", "minLength": 1}}}]},
+          "mirroringLimits": {"type": "object", "additionalProperties": false, "description": "What the ANSWER's constraints and display state.",
+            "properties": {"maxWidth": {"type": "integer", "minimum": 16, "maximum": 7680}, "maxHeight": {"type": "integer", "minimum": 16, "maximum": 4320},
+              "maxFrameRate": {"type": "integer", "minimum": 1, "maximum": 120}, "maxBitRate": {"type": "integer", "minimum": 300001, "maximum": 100000000}}}},
+        "sections": {"mirroring": {"type": "object", "additionalProperties": false, "minProperties": 1,
+          "description": "The mirroring receiver (Cast Streaming) from the start: its network, feedback, OFFER refusals and ANSWER limits.",
+          "properties": {"packetLoss": {"$ref": "#/$defs/mirroringPacketLoss"}, "delay": {"$ref": "#/$defs/mirroringDelay"},
+            "feedback": {"$ref": "#/$defs/mirroringFeedback"}, "refuseOffers": {"$ref": "#/$defs/mirroringRefuseOffers"},
+            "limits": {"$ref": "#/$defs/mirroringLimits"}}}},
         "actions": {"mirroring": {"type": "object", "additionalProperties": false, "minProperties": 1,
           "description": "Changes the mirroring receiver from now on (the keys given), or ends its session (endSession: true or a reason).",
-          "properties": {"packetLoss": {"$ref": "#/$defs/mirroringSettings/properties/packetLoss"},
-            "delay": {"$ref": "#/$defs/mirroringSettings/properties/delay"},
-            "feedback": {"$ref": "#/$defs/mirroringSettings/properties/feedback"},
-            "refuseOffers": {"$ref": "#/$defs/mirroringSettings/properties/refuseOffers"},
-            "limits": {"$ref": "#/$defs/mirroringSettings/properties/limits"},
+          "properties": {"packetLoss": {"$ref": "#/$defs/mirroringPacketLoss"}, "delay": {"$ref": "#/$defs/mirroringDelay"},
+            "feedback": {"$ref": "#/$defs/mirroringFeedback"}, "refuseOffers": {"$ref": "#/$defs/mirroringRefuseOffers"},
+            "limits": {"$ref": "#/$defs/mirroringLimits"},
             "endSession": {"oneOf": [{"const": true}, {"type": "string", "minLength": 1}]}}}},
         "panel": {"type": "object", "required": ["summary", "title", "playerState", "streaming"], "properties": {
           "summary": {"type": "string"}, "title": {"type": "string"}, "playerState": {"type": "string"},
