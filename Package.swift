@@ -162,7 +162,8 @@ let package = Package(
             name: "castsim-load",
             dependencies: [
                 // CastSimulator: the echo server takes castsim's socket options and TLS identity from it.
-                "CastWire", "CastDevice", "CastSimulator", "CastCredentials",
+                // CastStreaming and CastSimulatorTesting: the streaming mode's sender (frames, and the Cast channel).
+                "CastWire", "CastDevice", "CastSimulator", "CastCredentials", "CastStreaming", "CastSimulatorTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

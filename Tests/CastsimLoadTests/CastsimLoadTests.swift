@@ -138,6 +138,17 @@ struct CastsimLoadRunTests {
         #expect(try Self.number(report, "last_device_round_trip_ms") > 0)
     }
 
+    @Test("streaming: a mirroring session of 2 s is acknowledged frame by frame, and castsim's CPU is read")
+    func streaming() throws {
+        let report = try Self.run(["streaming", "--seconds", "2", "--json"])
+        // 30 frames a second and 100 Opus frames, each acknowledged.
+        #expect(try Self.number(report, "video_frames") >= 50 && Self.number(report, "audio_frames") >= 150)
+        #expect(try Self.number(report, "acknowledged") >= Self.number(report, "video_frames") - 3)
+        let ack = try #require(report["ack_ms"] as? [String: Any])
+        #expect(try Self.number(ack, "p50") >= 0 && Self.number(ack, "max") >= Self.number(ack, "p99"))
+        #expect(report["castsim_cpu_percent"] is NSNumber)
+    }
+
     @Test("Bad options are refused with what was expected")
     func badOptions() throws {
         let refusals: [(arguments: [String], expected: String)] = [
@@ -145,6 +156,7 @@ struct CastsimLoadRunTests {
             (["idle", "--connect", "localhost"], "expected HOST:PORT"),
             (["roundtrip", "--followers", "65"], "--followers must be 0-64"),
             (["devices", "--devices", "10001"], "--devices must be 1-10000"),
+            (["streaming", "--bit-rate", "5"], "--bit-rate must be 100000-50000000"),
         ]
         for (arguments, expected) in refusals {
             let (status, _, error) = try Self.execute(arguments)
