@@ -116,15 +116,20 @@ fi
 # 4. Open Screen's sender in a virtualenv of its own (it bundles FFmpeg and libvpx; the
 #    tests run it as a separate process, as it allows one runtime a process).
 cast_sender_venv="${repo_root}/.venv-cast-sender"
+cast_sender_pin="cast_sender==1.2.0"  # import name cast_sender; a manylinux wheel for CPython 3.11
 if [ ! -x "${cast_sender_venv}/bin/python" ]; then
     log "creating virtualenv at ${cast_sender_venv}"
     rm -rf "${cast_sender_venv}"
     "${python}" -m venv "${cast_sender_venv}"
-    echo '*' > "${cast_sender_venv}/.gitignore"
+else
+    log "virtualenv already exists at ${cast_sender_venv}"
 fi
-if [ "$("${cast_sender_venv}/bin/python" -c 'from importlib import metadata; print(metadata.version("cast_sender"))' 2>/dev/null)" != "1.2.0" ]; then
-    log "installing cast_sender==1.2.0"
-    "${cast_sender_venv}/bin/python" -m pip install --disable-pip-version-check -q "cast_sender==1.2.0"
+[ -f "${cast_sender_venv}/.gitignore" ] || echo '*' > "${cast_sender_venv}/.gitignore"
+if [ "$(vpy="${cast_sender_venv}/bin/python"; installed_version cast_sender)" = "${cast_sender_pin##*==}" ]; then
+    log "${cast_sender_pin} already installed; skipping pip"
+else
+    log "installing ${cast_sender_pin}"
+    "${cast_sender_venv}/bin/python" -m pip install --disable-pip-version-check -q "${cast_sender_pin}"
 fi
 
 log "ready: ${vpy}"

@@ -10,6 +10,14 @@ public enum RTCPPackets {
 
         /// The middle 32 bits of the NTP time: the LSR a Receiver Report quotes.
         public var compactNTP: UInt32 { UInt32(truncatingIfNeeded: ntpTime >> 16) }
+
+        public init(ssrc: UInt32, ntpTime: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32) {
+            self.ssrc = ssrc
+            self.ntpTime = ntpTime
+            self.rtpTimestamp = rtpTimestamp
+            self.packetCount = packetCount
+            self.octetCount = octetCount
+        }
     }
 
     /// Whether `bytes` look like RTCP: version 2, packet type 200–207.
@@ -157,7 +165,7 @@ public enum RTCPPackets {
 
     /// ACK octets: 2, 6, 10 …
     /// so the block stays 4-byte aligned, at most 254.
-    static func ackOctetCount(_ acknowledged: [Bool]) -> Int {
+    package static func ackOctetCount(_ acknowledged: [Bool]) -> Int {
         // Always sent, with at least two octets, as Open Screen's receiver does.
         guard let last = acknowledged.lastIndex(of: true) else { return 2 }
         let needed = last / 8 + 1

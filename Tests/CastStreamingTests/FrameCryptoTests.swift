@@ -1,4 +1,4 @@
-@testable import CastStreaming
+import CastStreaming
 import Testing
 
 @Suite("Cast Streaming: AES-128-CTR per frame")

@@ -1,4 +1,4 @@
-@testable import CastStreaming
+import CastStreaming
 import Testing
 
 @Suite("Cast Streaming: the receiver's RTCP and the sender's reports")

@@ -1,4 +1,4 @@
-@testable import CastStreaming
+import CastStreaming
 import Testing
 
 @Suite("Cast Streaming: RTP packets with the Cast header")

@@ -1,4 +1,4 @@
-@testable import CastStreaming
+import CastStreaming
 import Testing
 
 @Suite("Cast Streaming: the receiver puts frames together and tells the sender at once")

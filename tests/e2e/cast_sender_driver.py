@@ -30,9 +30,12 @@ import tempfile
 import time
 from typing import Any
 
+# Lines after which cast_sender gives the session up (or never starts one).
 FATAL_SIGNS = ("fatal error", "Failed to launch", "Failed to establish", "Cannot continue",
                "Missing required senders", "Missing both audio and video", "Failed to negotiate",
-               "socket factory error", "Cast Receiver thinks our request is invalid")
+               "socket factory error")
+# Reported too, though the sender carries on.
+COMPLAINTS = FATAL_SIGNS + ("Cast Receiver thinks our request is invalid", "Failed to parse message")
 
 
 def close_cast_socket(host: str, port: int) -> bool:
@@ -52,6 +55,14 @@ def close_cast_socket(host: str, port: int) -> bool:
             except OSError:
                 pass
     return False
+
+
+def gave_up(log: str, waited: float, start_timeout: float) -> bool:
+    """Before any session: the sender logged why it cannot go on, or start_timeout passed."""
+    if waited >= start_timeout:
+        return True
+    with open(log, encoding="utf-8", errors="replace") as file:
+        return any(sign in line for line in file for sign in FATAL_SIGNS)
 
 
 def statistics(text: str) -> dict[str, Any] | None:
@@ -89,7 +100,7 @@ def summarize(text: str, log: str) -> dict[str, Any]:
         "videoFramesCaptured": video.get("NumFramesCaptured"),
         "videoFramesDroppedByEncoder": video.get("NumFramesDroppedByEncoder"),
         "audioFramesCaptured": audio.get("NumFramesCaptured"),
-        "fatal": [line for line in text.splitlines() if any(sign in line for sign in FATAL_SIGNS)][:5],
+        "fatal": [line for line in text.splitlines() if any(sign in line for sign in COMPLAINTS)][:5],
         "log": log,
     }
 
@@ -106,6 +117,8 @@ def main() -> int:
     parser.add_argument("--max-bitrate", type=int, default=None)
     parser.add_argument("--log", default=None, help="where cast_sender's log goes (default: a kept temporary file)")
     parser.add_argument("--end", choices=("close", "teardown"), default="close")
+    parser.add_argument("--start-timeout", type=float, default=20.0,
+                        help="give up when no session has started after this many seconds")
     args = parser.parse_args()
 
     if args.log is None:
@@ -142,6 +155,8 @@ def main() -> int:
             elif streamed:
                 ended_by_sender = True  # the session ended on its own (or the receiver's doing)
                 break
+            elif gave_up(args.log, time.monotonic() - begin, args.start_timeout):
+                break  # no session: the launch or the negotiation failed
             time.sleep(0.2)
         if args.end == "close" and not ended_by_sender:
             closed = close_cast_socket(args.host, args.port)

@@ -6,16 +6,23 @@ import subprocess
 from pathlib import Path
 
 
-def two_color_video(path: Path, *, first: str, second: str, switch_at: float, seconds: float) -> Path:
-    """720p30 H.264 with AAC: `first` until `switch_at` seconds, then `second`. Made in about a
-    second (ultrafast, and flat colours compress to nothing)."""
+def two_color_video(path: Path, *, first: str, second: str, switch_at: float, seconds: float,
+                    size: tuple[int, int] = (1280, 720), fps: int = 30, audio: bool = True) -> Path:
+    """H.264 in MP4, `size` at `fps`: `first` until `switch_at` seconds, then `second`; with
+    a 440 Hz tone in AAC (48 kHz) unless `audio` is False. cast_sender (its own FFmpeg 5.1)
+    reads it and re-encodes it to VP8/Opus. 45 s at 720p30 take about 2 s to make and 0.5 MB
+    (ultrafast, and flat colours compress to nothing)."""
+    width, height = size
+    video = f"s={width}x{height}:r={fps}"
+    tone = ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}"] if audio else []
     subprocess.run([
         "ffmpeg", "-loglevel", "error", "-y",
-        "-f", "lavfi", "-i", f"color=c={first}:s=1280x720:r=30:d={switch_at}",
-        "-f", "lavfi", "-i", f"color=c={second}:s=1280x720:r=30:d={seconds - switch_at}",
-        "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}",
-        "-filter_complex", "[0:v][1:v]concat=n=2:v=1:a=0[v]", "-map", "[v]", "-map", "2:a",
-        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", str(path),
+        "-f", "lavfi", "-i", f"color=c={first}:{video}:d={switch_at}",
+        "-f", "lavfi", "-i", f"color=c={second}:{video}:d={seconds - switch_at}",
+        *tone,
+        "-filter_complex", "[0:v][1:v]concat=n=2:v=1:a=0[v]", "-map", "[v]",
+        *(["-map", "2:a", "-c:a", "aac"] if audio else []),
+        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path),
     ], check=True, timeout=120)
     return path
 
