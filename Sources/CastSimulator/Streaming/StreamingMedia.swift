@@ -28,6 +28,8 @@ final class StreamingMedia {
     }
 
     private let runner: Runner
+    /// The UDP socket's receive buffer asked for: a 4K key frame's worth.
+    static let receiveBuffer = 4 << 20
 
     init(loop: any EventLoop, host: String, logger: Logger, runner: Runner) {
         self.loop = loop
@@ -66,6 +68,10 @@ final class StreamingMedia {
         let handler = NIOLoopBound(socket, eventLoop: loop)
         bootstrap
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            // A key frame arrives as a burst of up to a few hundred datagrams: room for them
+            // (the kernel caps it at net.core.rmem_max), and more of them taken per wake-up.
+            .channelOption(.socketOption(.so_rcvbuf), value: StreamingMedia.receiveBuffer)
+            .channelOption(.maxMessagesPerRead, value: 64)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(StreamingDatagramHandler(socket: handler.value)) }
             }
