@@ -94,9 +94,18 @@ package enum EventView {
              "delay": .number(impairment.addedDelay), "feedback": .bool(impairment.feedback)]
         case .refused(let seqNum, let code, let description):
             ["phase": "refused", "seqNum": number(seqNum), "code": number(code), "description": .string(description)]
-        case .ended(let session, let reason):
-            ["phase": "ended", "session": .string(session), "reason": .string(reason)]
+        case .ended(let session, let reason, let figures):
+            ["phase": "ended", "session": .string(session), "reason": .string(reason),
+             "streams": figures.map { .array($0.streams.map(streamFigures)) } ?? nil]
         }
+    }
+
+    /// A stream's final figures, in the state's names.
+    private static func streamFigures(_ stream: StreamingFigures.Stream) -> JSONValue {
+        ["senderSsrc": number(Int(stream.senderSsrc)), "framesReceived": number(stream.framesReceived), "keyFrames": number(stream.keyFrames),
+         "packetsReceived": number(stream.packetsReceived), "packetsLost": number(stream.packetsLost),
+         "packetsRecovered": number(stream.packetsRecovered), "bytesReceived": number(stream.bytesReceived),
+         "framesDropped": number(stream.framesDropped)]
     }
 
     private static func fault(_ fault: Fault) -> JSONValue {

@@ -49,7 +49,7 @@ final class StreamingMedia {
     func handle(_ event: StreamingEvent) {
         switch event {
         case .negotiating(let plan): open(plan)
-        case .ended(let session, _): close(session)
+        case .ended(let session, _, _): close(session)
         case .impaired(let session, let impairment): sessions[session]?.impairment = impairment
         case .started, .refused: break
         }

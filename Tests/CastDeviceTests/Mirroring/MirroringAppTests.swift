@@ -155,7 +155,7 @@ struct MirroringAppTests {
     @Test("The session ends, and says so, when the sender's connection closes, a new OFFER comes, or the media plane gives up")
     func sessionEnds() throws {
         func ended(_ harness: CastTestDevice) -> [String] {
-            harness.events.compactMap { if case .streaming(.ended(_, let reason)) = $0.kind { reason } else { nil } }
+            harness.events.compactMap { if case .streaming(.ended(_, let reason, _)) = $0.kind { reason } else { nil } }
         }
         var harness = CastTestDevice()
         let (connection, transportId) = launchMirroring(&harness)
@@ -169,8 +169,13 @@ struct MirroringAppTests {
         // A late report about the first session changes nothing.
         #expect(harness.apply(.streaming(.opened(session: first.session, udpPort: 5001))).isEmpty)
         _ = harness.apply(.streaming(.opened(session: second.session, udpPort: 5002)))
+        var counted = StreamingFigures(streams: [StreamingFigures.Stream(senderSsrc: 63938)])
+        counted.streams[0].framesReceived = 42
+        _ = harness.apply(.streaming(.figures(session: second.session, counted)))
         _ = harness.apply(.streaming(.ended(session: second.session, reason: "no RTP for 60 s")))
         #expect(ended(harness).last == "no RTP for 60 s")
+        // The end carries the figures last reported, for the event stream.
+        #expect(harness.events.last?.kind == .streaming(.ended(session: second.session, reason: "no RTP for 60 s", figures: counted)))
         #expect(harness.snapshot.runningApp?.state.panel?["streaming"]?["endReason"] == "no RTP for 60 s")
 
         var closing = CastTestDevice()
@@ -213,7 +218,12 @@ struct MirroringAppTests {
         _ = harness.apply(.app(AppAction(key: "mirroring", value: ["packetLoss": 20, "feedback": false])))
         #expect(harness.events.last?.kind == .streaming(.impaired(session: plan.session, StreamingImpairment(packetLossPercent: 20, feedback: false))))
         _ = harness.apply(.app(AppAction(key: "mirroring", value: ["endSession": "the TV changed input"])))
-        #expect(harness.events.last?.kind == .streaming(.ended(session: plan.session, reason: "the TV changed input")))
+        guard case .streaming(.ended(plan.session, "the TV changed input", let figures))? = harness.events.last?.kind else {
+            Issue.record("no end: \(String(describing: harness.events.last))")
+            return
+        }
+        // The figures last reported come with the end (none were, here).
+        #expect(figures == nil)
         _ = harness.apply(.app(AppAction(key: "mirroring", value: ["refuseOffers": true])))
         let refused = harness.send(connection, from: Self.sender, to: transportId, Self.webrtc, Self.offer(seqNum: 2))
         #expect(refused.first?.json["error"]?["code"] == 10107)

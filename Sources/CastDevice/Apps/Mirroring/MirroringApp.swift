@@ -156,7 +156,7 @@ package struct MirroringApp: CastApp {
         case (.streaming(let plan, _), .ended(let session, let reason)) where plan.session == session:
             phase = .ended(plan, reason: reason)
             context.log(.info, plan.connection, "streaming session \(session) ended: \(reason)")
-            context.raise(.streaming(.ended(session: session, reason: reason)))
+            context.raise(.streaming(.ended(session: session, reason: reason, figures: figures)))
         default:
             // A report about a session this app has left behind.
             break
@@ -193,7 +193,7 @@ package struct MirroringApp: CastApp {
         switch phase {
         case .negotiating(let plan, _, _), .streaming(let plan, _):
             phase = .ended(plan, reason: reason)
-            context.raise(.streaming(.ended(session: plan.session, reason: reason)))
+            context.raise(.streaming(.ended(session: plan.session, reason: reason, figures: figures)))
         case .awaitingOffer, .ended:
             break
         }

@@ -169,8 +169,8 @@ public enum StreamingEvent: Sendable, Equatable, CustomStringConvertible {
     case impaired(session: String, StreamingImpairment)
     /// An OFFER was refused with this error ANSWER.
     case refused(seqNum: Int, code: Int, description: String)
-    /// The session is over: the runtime closes its socket.
-    case ended(session: String, reason: String)
+    /// The session is over: the runtime closes its socket. With the figures last reported.
+    case ended(session: String, reason: String, figures: StreamingFigures? = nil)
 
     public var description: String {
         switch self {
@@ -180,7 +180,10 @@ public enum StreamingEvent: Sendable, Equatable, CustomStringConvertible {
         case .impaired(let session, let impairment):
             "impaired \(session): \(impairment.packetLossPercent) % loss, \(impairment.addedDelay) s delay, feedback \(impairment.feedback ? "on" : "off")"
         case .refused(let seqNum, let code, let description): "OFFER \(seqNum) refused: \(code) \(description)"
-        case .ended(let session, let reason): "ended \(session): \(reason)"
+        case .ended(let session, let reason, let figures):
+            "ended \(session): \(reason)" + (figures.map { figures in
+                " (" + figures.streams.map { "\($0.framesReceived) frames of \($0.senderSsrc)" }.joined(separator: ", ") + ")"
+            } ?? "")
         }
     }
 }
