@@ -29,7 +29,6 @@ final class StreamingSocket {
     /// Fires when the sender has been silent for the idle timeout.
     private var silence: Scheduled<Void>?
     private var lastDatagram: NIODeadline
-    private var heardSinceTick = false
     private var refused = 0
     private var closed = false
     /// What the scenario does to the datagrams and the feedback.
@@ -75,7 +74,10 @@ final class StreamingSocket {
         }
         sender = envelope.remoteAddress
         lastDatagram = .now()
-        heardSinceTick = true
+        // The sender is alive while it streams, however long its TLS channel stays silent
+        // (a dictionary update). Told after lastDatagram is taken: the silence check below
+        // comes due just before the TLS channel's own idle timeout would.
+        events.heard()
         if impairment.packetLossPercent > 0, Double(losses.next() % 1_000_000) < impairment.packetLossPercent * 10_000 {
             droppedByScenario += 1
             return
@@ -140,10 +142,6 @@ final class StreamingSocket {
     private func everySecond() {
         guard !closed else { return }
         scheduleTick()
-        if heardSinceTick {
-            heardSinceTick = false
-            events.heard()
-        }
         events.report(.figures(session: plan.session, figures))
         scheduleSilenceCheck()
         if pictures?.wantsKeyFrame == true, let video = plan.streams.first(where: { $0.kind == .video }) {
