@@ -39,6 +39,8 @@ public struct FrameCollector: Sendable {
     public private(set) var newest: Int64 = -1
     public private(set) var duplicatePackets = 0
     public private(set) var framesDropped = 0
+    /// Packets refused on their own: a packet count that disagrees with the frame's first packet.
+    public private(set) var packetsRefused = 0
 
     public init() {}
 
@@ -54,12 +56,21 @@ public struct FrameCollector: Sendable {
             return []
         }
         newest = max(newest, frameId)
+        // A frame that never comes must not hold everything behind it forever: past the
+        // frames a sender may have in flight, the oldest are given up.
+        while newest - checkpoint > Int64(Self.maxFramesInFlight) { giveUp(checkpoint + 1) }
         var frame = partial[frameId] ?? Partial(maxPacketId: packet.maxPacketId,
                                                  packets: .init(repeating: nil, count: min(Int(packet.maxPacketId) + 1, Self.maxPacketsPerFrame + 1)),
                                                  firstArrival: now)
-        guard Int(packet.maxPacketId) < Self.maxPacketsPerFrame, packet.maxPacketId == frame.maxPacketId else {
-            // Too many packets to be a frame castsim keeps, or packets that disagree on the count.
+        guard Int(packet.maxPacketId) < Self.maxPacketsPerFrame else {
+            // Too many packets to be a frame castsim keeps.
             drop(frameId)
+            return []
+        }
+        guard packet.maxPacketId == frame.maxPacketId else {
+            // Disagrees with the frame's first packet: this packet is refused, as Open
+            // Screen's receiver refuses it; the frame waits for the right one.
+            packetsRefused += 1
             return []
         }
         let index = Int(packet.packetId)
@@ -104,6 +115,17 @@ public struct FrameCollector: Sendable {
         bytes.reserveCapacity(frame.bytes)
         for packet in frame.packets { bytes.append(contentsOf: packet!) }
         return Frame(frameId: frameId, isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp, bytes: bytes, completedAt: now)
+    }
+
+    /// Gives up the frame after the checkpoint: counted as dropped unless it was complete.
+    private mutating func giveUp(_ frameId: Int64) {
+        if completeAhead.contains(frameId) {
+            completeAhead.remove(frameId)
+            checkpoint = frameId
+            while completeAhead.remove(checkpoint + 1) != nil { checkpoint += 1 }
+        } else {
+            drop(frameId)
+        }
     }
 
     private mutating func drop(_ frameId: Int64) {

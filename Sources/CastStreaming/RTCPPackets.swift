@@ -182,7 +182,8 @@ public enum RTCPPackets {
 }
 
 extension Array where Element == UInt8 {
-    mutating func append16(_ value: UInt16) { append(UInt8(value >> 8)); append(UInt8(value & 0xFF)) }
-    mutating func append32(_ value: UInt32) { append16(UInt16(value >> 16)); append16(UInt16(value & 0xFFFF)) }
-    mutating func append64(_ value: UInt64) { append32(UInt32(value >> 32)); append32(UInt32(value & 0xFFFF_FFFF)) }
+    // package: the tests write packets byte by byte with them too.
+    package mutating func append16(_ value: UInt16) { append(UInt8(value >> 8)); append(UInt8(value & 0xFF)) }
+    package mutating func append32(_ value: UInt32) { append16(UInt16(value >> 16)); append16(UInt16(value & 0xFFFF)) }
+    package mutating func append64(_ value: UInt64) { append32(UInt32(value >> 32)); append32(UInt32(value & 0xFFFF_FFFF)) }
 }

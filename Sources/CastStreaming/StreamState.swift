@@ -13,6 +13,9 @@ struct StreamState: Sendable {
     /// A key frame is needed: a frame has been missing for longer than the target delay.
     private var needsKeyFrame = false
     private var pictureLossIndications = 0
+    /// The playout delay the feedback states: the OFFER's, until the sender's adaptive-latency
+    /// extension names another.
+    private var targetDelayMilliseconds: Int
 
     // RTP sequence numbers (RFC 3550 §A.1, A.3, A.8).
     private var baseSequence: Int64?
@@ -35,6 +38,7 @@ struct StreamState: Sendable {
     init(stream: StreamingReceiver.Stream, now: UInt64) {
         self.stream = stream
         crypto = FrameCrypto(key: stream.aesKey, ivMask: stream.aesIvMask)
+        targetDelayMilliseconds = stream.targetDelayMilliseconds
         lastReport = now
     }
 
@@ -48,6 +52,7 @@ struct StreamState: Sendable {
     {
         received += 1
         bytes += payload.count
+        if let delay = packet.newPlayoutDelay, delay > 0 { targetDelayMilliseconds = Int(delay) }
         track(sequence: packet.sequenceNumber, rtpTimestamp: packet.rtpTimestamp, at: now)
         let key = Int64(packet.frameId) << 16 | Int64(packet.packetId)
         if nacked.remove(key) != nil { recovered += 1 }
@@ -67,7 +72,10 @@ struct StreamState: Sendable {
             frames.append(StreamingReceiver.ReceivedFrame(senderSsrc: stream.senderSsrc, isVideo: stream.isVideo, frameId: frame.frameId,
                                                           isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp, bytes: plain))
         }
-        if stream.isVideo, let waited = collector.oldestWaiting(at: now), waited > UInt64(stream.targetDelayMilliseconds) * 1_000_000 {
+        // A key frame is needed once a frame has waited past the playout delay, or frames are
+        // missing whole for a second's worth of video (nothing of them came to wait).
+        let waitedTooLong = collector.oldestWaiting(at: now).map { $0 > UInt64(targetDelayMilliseconds) * 1_000_000 } ?? false
+        if stream.isVideo, waitedTooLong || collector.newest - collector.checkpoint > 30 {
             needsKeyFrame = true
         }
         return (frames, collector.checkpoint != before)
@@ -114,16 +122,25 @@ struct StreamState: Sendable {
             block = RTCPPackets.ReportBlock(senderSsrc: stream.senderSsrc, fractionLost: fraction, cumulativeLost: Int32(clamping: lost),
                                             extendedHighestSequence: UInt32(truncatingIfNeeded: highestSequence), jitter: UInt32(jitter),
                                             lastSenderReport: sender.compactNTP,
-                                            delaySinceLastSenderReport: UInt32(truncatingIfNeeded: (now &- sender.arrival) * 65536 / 1_000_000_000))
+                                            delaySinceLastSenderReport: Self.compactDuration(from: sender.arrival, to: now))
         }
         let feedback = RTCPPackets.CastFeedback(senderSsrc: stream.senderSsrc, checkpoint: UInt8(truncatingIfNeeded: collector.checkpoint),
-                                                targetDelayMilliseconds: UInt16(clamping: stream.targetDelayMilliseconds), losses: losses,
+                                                targetDelayMilliseconds: UInt16(clamping: targetDelayMilliseconds), losses: losses,
                                                 feedbackCount: feedbackCount, acknowledged: collector.acknowledgedAhead())
         if needsKeyFrame { pictureLossIndications += 1 }
         for completed in awaitingAck { ackLatencies.add(now &- completed) }
         awaitingAck.removeAll(keepingCapacity: true)
         return RTCPPackets.compound(receiverSsrc: stream.receiverSsrc, reportBlock: block, referenceTime: referenceTime,
                                     pictureLoss: needsKeyFrame, feedback: feedback)
+    }
+
+    /// Nanoseconds from `start` to `end` in 1/65536 s (DLSR); 0 when `end` is not later.
+    static func compactDuration(from start: UInt64, to end: UInt64) -> UInt32 {
+        guard end > start else { return 0 }
+        let elapsed = end - start
+        let seconds = elapsed / 1_000_000_000
+        let fraction = ((elapsed % 1_000_000_000) << 16) / 1_000_000_000
+        return UInt32(truncatingIfNeeded: (seconds << 16) | fraction)
     }
 
     func figures(at now: UInt64) -> StreamingReceiver.StreamFigures {
@@ -198,8 +215,8 @@ struct LatencyWindow: Sendable {
 
 /// The picture size a VP8 key frame states (RFC 6386 §9.1): a 3-byte tag, the start code
 /// `9d 01 2a`, then width and height, 14 bits each, little-endian.
-enum VP8KeyFrame {
-    static func size(_ frame: [UInt8]) -> (Int, Int)? {
+package enum VP8KeyFrame {
+    package static func size(_ frame: [UInt8]) -> (Int, Int)? {
         guard frame.count >= 10, frame[0] & 1 == 0, frame[3] == 0x9D, frame[4] == 0x01, frame[5] == 0x2A else { return nil }
         let width = (Int(frame[6]) | Int(frame[7]) << 8) & 0x3FFF
         let height = (Int(frame[8]) | Int(frame[9]) << 8) & 0x3FFF

@@ -151,8 +151,12 @@ def test_cast_sender_streams_to_castsim(castsim_factory: Callable[..., CastsimDe
         assert reddish(png_average(device.client.streaming_picture()))
         assert (red["width"], red["height"]) == (1280, 720)
         # Then blue: castsim asks for a key frame when its picture is 2 s old.
+        # (The video is blue from 14 s to its end, after the driver's 32 s.)
         wait_until(lambda: bluish(hex_color((streaming(device).get("picture") or {}).get("averageColor", "#000000"))),
-                   timeout=25, what="a blue picture")
+                   timeout=28, what="a blue picture",
+                   details=lambda: f"{ {k: v for k, v in streaming(device).items() if k != 'streams'} }\n"
+                                   f"{[(s['kind'], s['framesReceived'], s['keyFrames'], s['pictureLossIndications']) for s in streaming(device).get('streams', [])]}\n"
+                                   f"{log_tail(log)}")
         assert bluish(png_average(device.client.streaming_picture()))
         # The figures near the end, while the session still streams.
         time.sleep(max(0.0, 29.5 - (time.monotonic() - began)))

@@ -140,10 +140,19 @@ package struct MirroringApp: CastApp {
         guard case .streaming(let report) = input else { return }
         switch (phase, report) {
         case (.negotiating(let plan, let seqNum, let requester), .opened(let session, let port)) where plan.session == session:
+            let answer = StreamingAnswer.ok(seqNum: seqNum, udpPort: port, streams: plan.streams, limits: settings.limits)
+            // An "ok" the sender then finds invalid aborts it: never send one.
+            let problems = StreamingAnswerCheck.problems(in: answer)
+            guard problems.isEmpty else {
+                phase = .ended(plan, reason: "castsim's ANSWER would not pass the sender's checks")
+                context.log(.warning, requester.connection, "ANSWER \(seqNum) not sent, it fails the sender's checks: \(problems.joined(separator: "; "))")
+                refuse(seqNum: seqNum, StreamingOffer.Refusal.parameterInvalid, problems.joined(separator: "; "), requester: requester, context: &context)
+                context.raise(.streaming(.ended(session: session, reason: "the ANSWER failed the sender's checks", figures: nil)))
+                return
+            }
             phase = .streaming(plan, udpPort: port)
             udpPort = port
-            context.send(JSONPayload(StreamingAnswer.ok(seqNum: seqNum, udpPort: port, streams: plan.streams, limits: settings.limits)),
-                         namespace: Self.webrtc, to: requester)
+            context.send(JSONPayload(answer), namespace: Self.webrtc, to: requester)
             context.raise(.streaming(.started(session: session, udpPort: port)))
         case (.negotiating(let plan, let seqNum, let requester), .failed(let session, let reason)) where plan.session == session:
             phase = .ended(plan, reason: reason)

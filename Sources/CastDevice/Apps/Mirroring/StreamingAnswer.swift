@@ -20,14 +20,14 @@ public struct StreamingLimits: Sendable, Equatable {
 /// constraints), its error form, and the CAPABILITIES_RESPONSE. Every "ok" answer built here
 /// passes the sender's own checks: a sender that parses an "ok" answer it then finds
 /// invalid aborts (Open Screen's `cast_sender` does).
-enum StreamingAnswer {
+package enum StreamingAnswer {
     /// Video codecs in the order the receiver prefers them among those offered.
-    static let videoPreference = ["vp8", "vp9", "h264", "av1", "hevc"]
-    static let audioPreference = ["opus", "aac"]
+    package static let videoPreference = ["vp8", "vp9", "h264", "av1", "hevc"]
+    package static let audioPreference = ["opus", "aac"]
 
     /// At most one audio and one video stream, by preference; audio alone for the
     /// audio-only app. Empty when nothing offered can be taken.
-    static func choose(from offer: StreamingOffer, video wanted: Bool) -> [StreamingOffer.Stream] {
+    package static func choose(from offer: StreamingOffer, video wanted: Bool) -> [StreamingOffer.Stream] {
         func best(_ kind: StreamingStream.Kind, _ preference: [String]) -> StreamingOffer.Stream? {
             let candidates = offer.streams.filter { $0.kind == kind }
             return preference.lazy.compactMap { codec in candidates.first { $0.codec == codec } }.first
@@ -37,9 +37,9 @@ enum StreamingAnswer {
 
     /// The receiver's SSRC for a stream: the sender's plus one, as Open Screen's receiver
     /// does. It must differ from the sender's (the sender aborts on an equal one).
-    static func receiverSsrc(for sender: UInt32) -> UInt32 { sender &+ 1 }
+    package static func receiverSsrc(for sender: UInt32) -> UInt32 { sender &+ 1 }
 
-    static func ok(seqNum: Int, udpPort: Int, streams: [StreamingStream], limits: StreamingLimits) -> JSONValue {
+    package static func ok(seqNum: Int, udpPort: Int, streams: [StreamingStream], limits: StreamingLimits) -> JSONValue {
         var answer: [String: JSONValue] = [
             "udpPort": .number(Double(udpPort)),
             "sendIndexes": .array(streams.map { .number(Double($0.index)) }),
@@ -61,13 +61,13 @@ enum StreamingAnswer {
         return ["type": "ANSWER", "seqNum": .number(Double(seqNum)), "result": "ok", "answer": .object(answer)]
     }
 
-    static func error(seqNum: Int, code: Int, description: String) -> JSONValue {
+    package static func error(seqNum: Int, code: Int, description: String) -> JSONValue {
         ["type": "ANSWER", "seqNum": .number(Double(seqNum)), "result": "error",
          "error": ["code": .number(Double(code)), "description": .string(description)]]
     }
 
     /// castsim does not remote (play media for the sender): the sender keeps mirroring.
-    static func capabilities(seqNum: Int) -> JSONValue {
+    package static func capabilities(seqNum: Int) -> JSONValue {
         ["type": "CAPABILITIES_RESPONSE", "seqNum": .number(Double(seqNum)), "result": "error",
          "error": ["code": .number(Double(StreamingOffer.Refusal.remotingNotSupported)), "description": "Remoting is not supported"]]
     }
@@ -78,7 +78,7 @@ enum StreamingAnswer {
     }
 
     /// `W:H` in lowest terms (1920×1080 → 16:9).
-    static func aspectRatio(_ limits: StreamingLimits) -> String {
+    package static func aspectRatio(_ limits: StreamingLimits) -> String {
         func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
         let divisor = max(1, gcd(limits.maxWidth, limits.maxHeight))
         return "\(limits.maxWidth / divisor):\(limits.maxHeight / divisor)"

@@ -3,54 +3,54 @@ import CastWire
 /// An OFFER on the webrtc namespace, read as Open Screen's receiver reads it
 /// (docs/protocol/streaming.md §2.2): tolerant of unknown fields and of streams of unknown
 /// type or codec (they are left out), strict about what the media plane needs.
-struct StreamingOffer: Sendable, Equatable {
-    struct Stream: Sendable, Equatable {
-        var kind: StreamingStream.Kind
-        var index: Int
-        var codec: String
-        var payloadType: Int
-        var ssrc: UInt32
-        var rtpTimebase: Int
-        var targetDelayMilliseconds: Int
-        var aesKey: [UInt8]
-        var aesIvMask: [UInt8]
-        var channels: Int
-        var maxFrameRate: Double?
-        var maxBitRate: Int?
+package struct StreamingOffer: Sendable, Equatable {
+    package struct Stream: Sendable, Equatable {
+        package var kind: StreamingStream.Kind
+        package var index: Int
+        package var codec: String
+        package var payloadType: Int
+        package var ssrc: UInt32
+        package var rtpTimebase: Int
+        package var targetDelayMilliseconds: Int
+        package var aesKey: [UInt8]
+        package var aesIvMask: [UInt8]
+        package var channels: Int
+        package var maxFrameRate: Double?
+        package var maxBitRate: Int?
     }
 
-    var seqNum: Int
-    var streams: [Stream]
+    package var seqNum: Int
+    package var streams: [Stream]
 
     /// Why an OFFER cannot be taken, as the error ANSWER says it: `code` is 10000 plus
     /// Open Screen's error code.
-    struct Refusal: Error, Sendable, Equatable {
-        var code: Int
-        var description: String
+    package struct Refusal: Error, Sendable, Equatable {
+        package var code: Int
+        package var description: String
 
-        static func invalid(_ path: String, _ expected: String) -> Refusal {
+        package static func invalid(_ path: String, _ expected: String) -> Refusal {
             Refusal(code: parameterInvalid, description: "\(path): expected \(expected)")
         }
-        static let parameterInvalid = 10092
-        static let unencryptedOffer = 10105
-        static let remotingNotSupported = 10106
-        static let noStreamSelected = 10107
+        package static let parameterInvalid = 10092
+        package static let unencryptedOffer = 10105
+        package static let remotingNotSupported = 10106
+        package static let noStreamSelected = 10107
     }
 
-    static let audioCodecs: Set<String> = ["opus", "aac"]
-    static let videoCodecs: Set<String> = ["vp8", "vp9", "av1", "h264", "hevc"]
+    package static let audioCodecs: Set<String> = ["opus", "aac"]
+    package static let videoCodecs: Set<String> = ["vp8", "vp9", "av1", "h264", "hevc"]
     /// Cast payload types: 96–104, and 127 for audio ("the Android TV hack" both senders use).
-    static let payloadTypes: Set<Int> = Set(96...104).union([127])
+    package static let payloadTypes: Set<Int> = Set(96...104).union([127])
     /// Open Screen's default when `targetDelay` is absent or out of range.
-    static let defaultTargetDelay = 400
+    package static let defaultTargetDelay = 400
 
     /// The OFFER's `seqNum`, when it has a usable one: an error ANSWER needs it.
-    static func seqNum(of payload: JSONValue) -> Int? {
+    package static func seqNum(of payload: JSONValue) -> Int? {
         guard let seqNum = payload["seqNum"]?.intValue, seqNum >= 0 else { return nil }
         return seqNum
     }
 
-    init(_ payload: JSONValue) throws(Refusal) {
+    package init(_ payload: JSONValue) throws(Refusal) {
         guard let seqNum = Self.seqNum(of: payload) else { throw .invalid("seqNum", "a non-negative integer") }
         self.seqNum = seqNum
         guard let offer = payload["offer"], offer.objectValue != nil else { throw .invalid("offer", "an object") }
@@ -130,14 +130,14 @@ struct StreamingOffer: Sendable, Equatable {
     }
 
     /// `"1/48000"` → 48000.
-    static func rate(_ timeBase: String) -> Int? {
+    package static func rate(_ timeBase: String) -> Int? {
         let parts = timeBase.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0] == "1", let rate = Int(parts[1]), (1000...1_000_000).contains(rate) else { return nil }
         return rate
     }
 
     /// A frame rate as a number, `"30"` or `"30000/1001"`.
-    static func frameRate(_ value: JSONValue) -> Double? {
+    package static func frameRate(_ value: JSONValue) -> Double? {
         if let number = value.doubleValue { return number > 0 && number.isFinite ? number : nil }
         guard let text = value.stringValue else { return nil }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
@@ -148,7 +148,7 @@ struct StreamingOffer: Sendable, Equatable {
     }
 
     /// 32 hex digits → 16 bytes.
-    static func hex16(_ text: String) -> [UInt8]? {
+    package static func hex16(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count == 32 else { return nil }
         var bytes: [UInt8] = []
