@@ -375,6 +375,15 @@ class ControlClient:
         ``{"endProgram": True}``, ``{"segmentMissing": {"from": "10m", "to": "12m"}}``."""
         return self.act({"emp": dict(action)})
 
+    def mirroring(self, **settings: Any) -> ActResult:
+        """The mirroring receiver (Cast Streaming) from now on, in the `mirroring` step's
+        syntax: ``packetLoss=10``, ``delay=0.2``, ``feedback=False``,
+        ``refuseOffers={"code": 10107}``, ``limits={"maxWidth": 1280}``, or
+        ``endSession=True`` (or a reason)."""
+        if not settings:
+            raise TypeError("mirroring() takes at least one of packetLoss, delay, feedback, refuseOffers, limits, endSession")
+        return self.act({"mirroring": dict(settings)})
+
     # -- clock ------------------------------------------------------------
 
     def clock(self) -> Clock:

@@ -58,6 +58,8 @@ HELPERS: Dict[str, List[Tuple[str, tuple, dict]]] = {
     "deleteGroup": [("delete_group", ("Upstairs",), {})],
     "transferSession": [("transfer_session", ("Bedroom",), {})],
     "emp": [("emp", ({"event": "isLive"},), {}), ("emp", ({"segmentMissing": {"from": "10m", "to": "12m"}},), {})],
+    "mirroring": [("mirroring", (), {"packetLoss": 10, "feedback": False}), ("mirroring", (), {"endSession": "the TV changed input"}),
+                  ("mirroring", (), {"limits": {"maxWidth": 1280, "maxHeight": 720}, "refuseOffers": {"code": 10107}})],
 }
 
 
