@@ -78,6 +78,8 @@ let package = Package(
         .target(
             name: "CastStreaming",
             dependencies: [
+                // The stream an OFFER negotiated and the figures the app shows: one type each.
+                "CastDevice",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -218,7 +220,7 @@ let package = Package(
             dependencies: ["castsim-load", "CastDevice", "CastWire", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"]),
-        .testTarget(name: "CastStreamingTests", dependencies: ["CastStreaming"]),
+        .testTarget(name: "CastStreamingTests", dependencies: ["CastStreaming", "CastDevice"]),
         .testTarget(
             name: "CastControlTests",
             dependencies: [

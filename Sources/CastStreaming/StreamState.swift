@@ -1,7 +1,9 @@
+import CastDevice
+
 /// One stream of a ``StreamingReceiver``: its frames, its RTP sequence and jitter for the
 /// report block, its last Sender Report, and its figures.
 struct StreamState: Sendable {
-    let stream: StreamingReceiver.Stream
+    let stream: StreamingStream
     var collector = FrameCollector()
     private let crypto: FrameCrypto
     var lastSenderReport: (compactNTP: UInt32, arrival: UInt64)?
@@ -35,16 +37,18 @@ struct StreamState: Sendable {
     private var width: Int?
     private var height: Int?
 
-    init(stream: StreamingReceiver.Stream, now: UInt64) {
+    init(stream: StreamingStream, now: UInt64) {
         self.stream = stream
         crypto = FrameCrypto(key: stream.aesKey, ivMask: stream.aesIvMask)
         targetDelayMilliseconds = stream.targetDelayMilliseconds
         lastReport = now
     }
 
+    var isVideo: Bool { stream.kind == .video }
+
     func nextReport(interval: UInt64) -> UInt64 { lastReport &+ interval }
 
-    mutating func requestKeyFrame() { if stream.isVideo { needsKeyFrame = true } }
+    mutating func requestKeyFrame() { if isVideo { needsKeyFrame = true } }
 
     /// Adds a packet; returns the frames it completed (decrypted) and whether the checkpoint moved.
     mutating func add(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, size: Int, at now: UInt64)
@@ -65,17 +69,17 @@ struct StreamState: Sendable {
             if frame.isKeyFrame {
                 keyFrames += 1
                 needsKeyFrame = false
-                if stream.isVideo, let size = VP8KeyFrame.size(plain) { (width, height) = size }
+                if isVideo, let size = VP8KeyFrame.size(plain) { (width, height) = size }
             }
             recent.add(at: now, bytes: frame.bytes.count)
             awaitingAck.append(frame.completedAt)
-            frames.append(StreamingReceiver.ReceivedFrame(senderSsrc: stream.senderSsrc, isVideo: stream.isVideo, frameId: frame.frameId,
+            frames.append(StreamingReceiver.ReceivedFrame(senderSsrc: stream.senderSsrc, isVideo: isVideo, frameId: frame.frameId,
                                                           isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp, bytes: plain))
         }
         // A key frame is needed once a frame has waited past the playout delay, or frames are
         // missing whole for a second's worth of video (nothing of them came to wait).
         let waitedTooLong = collector.oldestWaiting(at: now).map { $0 > UInt64(targetDelayMilliseconds) * 1_000_000 } ?? false
-        if stream.isVideo, waitedTooLong || collector.newest - collector.checkpoint > 30 {
+        if isVideo, waitedTooLong || collector.newest - collector.checkpoint > 30 {
             needsKeyFrame = true
         }
         return (frames, collector.checkpoint != before)
@@ -143,8 +147,8 @@ struct StreamState: Sendable {
         return UInt32(truncatingIfNeeded: (seconds << 16) | fraction)
     }
 
-    func figures(at now: UInt64) -> StreamingReceiver.StreamFigures {
-        var figures = StreamingReceiver.StreamFigures(senderSsrc: stream.senderSsrc)
+    func figures(at now: UInt64) -> StreamingFigures.Stream {
+        var figures = StreamingFigures.Stream(senderSsrc: stream.senderSsrc)
         figures.packetsReceived = received
         figures.packetsLost = Int(lost)
         figures.packetsRecovered = recovered

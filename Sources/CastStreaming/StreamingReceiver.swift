@@ -1,28 +1,9 @@
+import CastDevice
+
 /// One Cast Streaming session's receiver as a pure state machine: datagrams in, with the
 /// time they came; RTCP to send and frames put together out; and when it next wants to be
 /// called (docs/protocol/streaming.md §3). Time is the caller's monotonic clock in ns.
 public struct StreamingReceiver: Sendable {
-    public struct Stream: Sendable, Equatable {
-        public var isVideo: Bool
-        public var senderSsrc: UInt32
-        public var receiverSsrc: UInt32
-        public var aesKey: [UInt8]
-        public var aesIvMask: [UInt8]
-        public var rtpTimebase: Int
-        public var targetDelayMilliseconds: Int
-
-        public init(isVideo: Bool, senderSsrc: UInt32, receiverSsrc: UInt32, aesKey: [UInt8], aesIvMask: [UInt8], rtpTimebase: Int,
-                    targetDelayMilliseconds: Int) {
-            self.isVideo = isVideo
-            self.senderSsrc = senderSsrc
-            self.receiverSsrc = receiverSsrc
-            self.aesKey = aesKey
-            self.aesIvMask = aesIvMask
-            self.rtpTimebase = rtpTimebase
-            self.targetDelayMilliseconds = targetDelayMilliseconds
-        }
-    }
-
     /// A frame put together and decrypted.
     public struct ReceivedFrame: Sendable, Equatable {
         public var senderSsrc: UInt32
@@ -54,7 +35,7 @@ public struct StreamingReceiver: Sendable {
     /// The receiver reference time last sent: it must never go back.
     private var lastReferenceTime: UInt64 = 0
 
-    public init(streams: [Stream], now: UInt64) {
+    public init(streams: [StreamingStream], now: UInt64) {
         self.streams = streams.map { StreamState(stream: $0, now: now) }
         origin = now
     }
@@ -127,33 +108,12 @@ public struct StreamingReceiver: Sendable {
 
     // MARK: Figures
 
-    public struct StreamFigures: Sendable, Equatable {
-        public var senderSsrc: UInt32
-        public var packetsReceived = 0
-        public var packetsLost = 0
-        public var packetsRecovered = 0
-        public var duplicatePackets = 0
-        public var bytesReceived = 0
-        public var framesReceived = 0
-        public var keyFrames = 0
-        public var framesDropped = 0
-        public var framesPerSecond = 0.0
-        public var bitsPerSecond = 0.0
-        public var ackLatencyP50Milliseconds: Double?
-        public var ackLatencyP99Milliseconds: Double?
-        public var pictureLossIndications = 0
-        public var checkpointLag = 0
-        public var width: Int?
-        public var height: Int?
-    }
-
-    public struct Figures: Sendable, Equatable {
-        public var streams: [StreamFigures]
-        public var senderReports: Int
-        public var rtcpSent: Int
-    }
-
-    public func figures(at now: UInt64) -> Figures {
-        Figures(streams: streams.map { $0.figures(at: now) }, senderReports: senderReports, rtcpSent: rtcpSent)
+    /// What the receiver counted; the runtime adds what it knows (the sender's address,
+    /// pictures, what the scenario dropped).
+    public func figures(at now: UInt64) -> StreamingFigures {
+        var figures = StreamingFigures(streams: streams.map { $0.figures(at: now) })
+        figures.senderReports = senderReports
+        figures.rtcpSent = rtcpSent
+        return figures
     }
 }

@@ -1,3 +1,4 @@
+import CastDevice
 import CastStreaming
 import Testing
 
@@ -19,7 +20,7 @@ struct FrameCollectorTests {
 
     @Test("Packets in any order make the frame in packet-id order; it is handed out once, when its last packet comes")
     func anyOrder() throws {
-        var generator = SplitMix(seed: 4)
+        var generator = IdentifierGenerator(seed: 4)
         for round in 0..<50 {
             var collector = FrameCollector()
             let count = 1 + round % 13

@@ -1,3 +1,4 @@
+import CastDevice
 import CastStreaming
 import Testing
 
@@ -6,8 +7,8 @@ import Testing
 @Suite("Cast Streaming: RTCP layouts, lengths and timing")
 struct RTCPFactsTests {
     static let ms: UInt64 = 1_000_000
-    static let video = StreamingReceiver.Stream(isVideo: true, senderSsrc: 63938, receiverSsrc: 63939, aesKey: hex("f3c60af2647f7084959943258f6f3a69"),
-                                                aesIvMask: hex("cadbe4d77d4980d4661a5ba84b505e42"), rtpTimebase: 90000, targetDelayMilliseconds: 400)
+    static let video = StreamingStream(kind: .video, index: 1, codec: "vp8", senderSsrc: 63938, receiverSsrc: 63939, rtpTimebase: 90000,
+                                         targetDelayMilliseconds: 400, aesKey: hex("f3c60af2647f7084959943258f6f3a69"), aesIvMask: hex("cadbe4d77d4980d4661a5ba84b505e42"), channels: 1)
 
     static func feedback(losses: Int, acknowledged: [Bool]) -> RTCPPackets.CastFeedback {
         RTCPPackets.CastFeedback(senderSsrc: 63938, checkpoint: 1, targetDelayMilliseconds: 400,
@@ -17,7 +18,7 @@ struct RTCPFactsTests {
 
     @Test("Every packet's length is its size in words minus one: the packets tile the datagram, the receiver SSRC follows the first header")
     func lengthsTile() throws {
-        var generator = SplitMix(seed: 6)
+        var generator = IdentifierGenerator(seed: 6)
         for _ in 0..<300 {
             let acknowledged = (0..<Int(generator.next() % 2100)).map { _ in generator.next() % 3 == 0 }
             let withBlock = generator.next() % 2 == 0

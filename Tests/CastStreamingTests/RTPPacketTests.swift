@@ -1,3 +1,4 @@
+import CastDevice
 import CastStreaming
 import Testing
 
@@ -40,7 +41,7 @@ struct RTPPacketTests {
             let error = #expect(throws: RTPPacket.Malformed.self) { try bytes.withBytes { try RTPPacket(parsing: $0) } }
             #expect(error?.description.contains(reason) == true, "\(error?.description ?? "parsed")")
         }
-        var generator = SplitMix(seed: 28)
+        var generator = IdentifierGenerator(seed: 28)
         for _ in 0..<20_000 {
             var bytes = (0..<Int(generator.next() % 40)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
             if !bytes.isEmpty { bytes[0] = 0x80 }
@@ -59,18 +60,5 @@ struct RTPPacketTests {
         // Within 128 below to 127 above the highest: 171 is 427 (127 ahead of 300), 172 is 172.
         #expect(FrameIdExpander.expand(171, near: 300) == 427 && FrameIdExpander.expand(172, near: 300) == 172)
         #expect(FrameIdExpander.expand(200, near: 300) == 200 && FrameIdExpander.expand(44, near: 300) == 300)
-    }
-}
-
-/// A small seeded generator: the same bytes every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

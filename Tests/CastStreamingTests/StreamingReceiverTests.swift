@@ -1,3 +1,4 @@
+import CastDevice
 import CastStreaming
 import Testing
 
@@ -5,8 +6,8 @@ import Testing
 struct StreamingReceiverTests {
     static let key = hex("f3c60af2647f7084959943258f6f3a69")
     static let mask = hex("cadbe4d77d4980d4661a5ba84b505e42")
-    static let video = StreamingReceiver.Stream(isVideo: true, senderSsrc: 63938, receiverSsrc: 63939, aesKey: key, aesIvMask: mask,
-                                                rtpTimebase: 90000, targetDelayMilliseconds: 400)
+    static let video = StreamingStream(kind: .video, index: 1, codec: "vp8", senderSsrc: 63938, receiverSsrc: 63939, rtpTimebase: 90000,
+                                         targetDelayMilliseconds: 400, aesKey: key, aesIvMask: mask, channels: 1)
     static let ms: UInt64 = 1_000_000
 
     /// A VP8 key frame's first bytes (1280×720), then filler.

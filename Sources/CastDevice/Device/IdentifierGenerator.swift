@@ -1,6 +1,6 @@
 /// Deterministic identifiers (session ids, transport ids) from a seed, so that a
 /// replayed session produces the same ids every time.
-package struct IdentifierGenerator: Sendable {
+package struct IdentifierGenerator: Sendable, RandomNumberGenerator {
     private var state: UInt64
 
     package init(seed: UInt64) { state = seed }

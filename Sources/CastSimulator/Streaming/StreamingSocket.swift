@@ -46,7 +46,7 @@ final class StreamingSocket {
         self.logger = logger
         self.idleTimeout = idleTimeout
         self.events = events
-        receiver = StreamingReceiver(streams: plan.streams.map(StreamingReceiver.Stream.init), now: Self.now())
+        receiver = StreamingReceiver(streams: plan.streams, now: Self.now())
         lastDatagram = .now()
         impairment = plan.impairment
         losses = IdentifierGenerator(seed: UInt64(truncatingIfNeeded: plan.session.utf8.reduce(5381) { $0 &* 33 &+ Int($1) }))
@@ -165,11 +165,9 @@ final class StreamingSocket {
 
     /// The figures as the app shows them.
     var figures: StreamingFigures {
-        let counted = receiver.figures(at: Self.now())
-        var figures = StreamingFigures(streams: counted.streams.map(StreamingFigures.Stream.init), senderAddress: sender.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" })
+        var figures = receiver.figures(at: Self.now())
+        figures.senderAddress = sender.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
         figures.droppedByScenario = droppedByScenario
-        figures.senderReports = counted.senderReports
-        figures.rtcpSent = counted.rtcpSent
         if let pictures {
             figures.picture = pictures.latest?.figures
             figures.picturesDecoded = pictures.decoded
@@ -205,35 +203,5 @@ final class StreamingDatagramHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // An ICMP error for an RTCP datagram (the sender went away) is no reason to stop
         // listening: the session ends by its own rules.
-    }
-}
-
-extension StreamingReceiver.Stream {
-    init(_ stream: StreamingStream) {
-        self.init(isVideo: stream.kind == .video, senderSsrc: stream.senderSsrc, receiverSsrc: stream.receiverSsrc,
-                  aesKey: stream.aesKey, aesIvMask: stream.aesIvMask, rtpTimebase: stream.rtpTimebase,
-                  targetDelayMilliseconds: stream.targetDelayMilliseconds)
-    }
-}
-
-extension StreamingFigures.Stream {
-    init(_ counted: StreamingReceiver.StreamFigures) {
-        self.init(senderSsrc: counted.senderSsrc)
-        packetsReceived = counted.packetsReceived
-        packetsLost = counted.packetsLost
-        packetsRecovered = counted.packetsRecovered
-        duplicatePackets = counted.duplicatePackets
-        bytesReceived = counted.bytesReceived
-        framesReceived = counted.framesReceived
-        keyFrames = counted.keyFrames
-        framesDropped = counted.framesDropped
-        framesPerSecond = counted.framesPerSecond
-        bitsPerSecond = counted.bitsPerSecond
-        ackLatencyP50Milliseconds = counted.ackLatencyP50Milliseconds
-        ackLatencyP99Milliseconds = counted.ackLatencyP99Milliseconds
-        pictureLossIndications = counted.pictureLossIndications
-        checkpointLag = counted.checkpointLag
-        width = counted.width
-        height = counted.height
     }
 }

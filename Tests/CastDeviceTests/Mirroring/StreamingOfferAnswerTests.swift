@@ -264,7 +264,7 @@ struct StreamingOfferAnswerTests {
 
     @Test("Every ANSWER castsim builds within the limits a scenario may set passes the sender's checks")
     func everyAnswerPasses() throws {
-        var generator = OfferAnswerGenerator(seed: 28)
+        var generator = IdentifierGenerator(seed: 28)
         let offers = try [Self.castSenderOffer, Self.chromeOffer].map { try StreamingOffer(JSONValue.parse($0)) }
         for round in 0..<500 {
             var limits = StreamingLimits()
@@ -283,18 +283,5 @@ struct StreamingOfferAnswerTests {
                 }
             }
         }
-    }
-}
-
-/// SplitMix64: the same limits every run.
-private struct OfferAnswerGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
