@@ -76,36 +76,8 @@ package enum EventView {
         case .multizone(let event):
             return ["kind": "multizone", "multizone": event.json]
         case .streaming(let event):
-            return ["kind": "streaming", "streaming": streaming(event)]
+            return ["kind": "streaming", "streaming": event.json]
         }
-    }
-
-    /// The keys an OFFER carried stay out: an event stream is not where they belong.
-    private static func streaming(_ event: StreamingEvent) -> JSONValue {
-        switch event {
-        case .negotiating(let plan):
-            ["phase": "negotiating", "session": .string(plan.session), "connection": connection(plan.connection),
-             "streams": .array(plan.streams.map { ["kind": .string($0.kind.rawValue), "codec": .string($0.codec), "index": number($0.index),
-                                                   "senderSsrc": number(Int($0.senderSsrc)), "receiverSsrc": number(Int($0.receiverSsrc))] })]
-        case .started(let session, let port):
-            ["phase": "started", "session": .string(session), "udpPort": number(port)]
-        case .impaired(let session, let impairment):
-            ["phase": "impaired", "session": .string(session), "packetLoss": .number(impairment.packetLossPercent),
-             "delay": .number(impairment.addedDelay), "feedback": .bool(impairment.feedback)]
-        case .refused(let seqNum, let code, let description):
-            ["phase": "refused", "seqNum": number(seqNum), "code": number(code), "description": .string(description)]
-        case .ended(let session, let reason, let figures):
-            ["phase": "ended", "session": .string(session), "reason": .string(reason),
-             "streams": figures.map { .array($0.streams.map(streamFigures)) } ?? nil]
-        }
-    }
-
-    /// A stream's final figures, in the state's names.
-    private static func streamFigures(_ stream: StreamingFigures.Stream) -> JSONValue {
-        ["senderSsrc": number(Int(stream.senderSsrc)), "framesReceived": number(stream.framesReceived), "keyFrames": number(stream.keyFrames),
-         "packetsReceived": number(stream.packetsReceived), "packetsLost": number(stream.packetsLost),
-         "packetsRecovered": number(stream.packetsRecovered), "bytesReceived": number(stream.bytesReceived),
-         "framesDropped": number(stream.framesDropped)]
     }
 
     private static func fault(_ fault: Fault) -> JSONValue {

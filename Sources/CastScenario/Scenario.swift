@@ -157,6 +157,9 @@ public struct Expectation: Sendable, Equatable {
         case sequence([MessagePattern])
         /// No matching message arrives (for `within` seconds, or the whole run).
         case never(MessagePattern)
+        /// A Cast Streaming stream's figures meet the condition (within `within` seconds of
+        /// the start, if given).
+        case streaming(StreamingCondition)
     }
 
     public var name: String

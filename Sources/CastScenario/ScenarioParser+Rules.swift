@@ -73,15 +73,16 @@ extension ScenarioParser {
         guard let members = reader.members(value, allowed: ScenarioKeys.expectation) else { return nil }
         let name = reader.read { try value.required("name", "a name for the report").string(nonEmpty: true) }
         let within = reader.read(value["within"]) { try $0.duration(allowZero: false) }
-        let kinds = ["message", "sequence", "never"].filter { members[$0] != nil }
+        let kinds = ["message", "sequence", "never", "streaming"].filter { members[$0] != nil }
         guard kinds.count == 1, let key = kinds.first, let member = value[key] else {
-            reader.fail(value, kinds.isEmpty ? "expected one of message, sequence, never" : "has \(kinds.joined(separator: " and ")); expected exactly one")
+            reader.fail(value, kinds.isEmpty ? "expected one of message, sequence, never, streaming" : "has \(kinds.joined(separator: " and ")); expected exactly one")
             return nil
         }
         var kind: Expectation.Kind?
         switch key {
         case "message": kind = pattern(member).map(Expectation.Kind.message)
         case "never": kind = pattern(member).map(Expectation.Kind.never)
+        case "streaming": kind = streamingCondition(member).map(Expectation.Kind.streaming)
         default:
             guard let items = reader.read({ try member.array() }) else { break }
             if items.isEmpty { reader.fail(member, "expected at least one pattern") }
@@ -90,6 +91,26 @@ extension ScenarioParser {
         }
         guard let name, let kind else { return nil }
         return Expectation(name: name, kind: kind, within: within)
+    }
+
+    /// `{"kind": "video", "framesReceived": {"$gte": 100}}`: predicates on one stream's figures.
+    private func streamingCondition(_ value: JSONReader) -> StreamingCondition? {
+        guard let members = reader.members(value, allowed: StreamingCondition.keys) else { return nil }
+        if members.isEmpty {
+            reader.fail(value, "expected at least one of a stream's figures, e.g. {\"kind\": \"video\", \"framesReceived\": {\"$gte\": 100}}")
+            return nil
+        }
+        var fields: [(key: String, predicate: FieldPredicate)] = []
+        for key in members.keys.sorted() {
+            guard let member = value[key] else { continue }
+            // `members` lets "$" keys through (they are operators in a pattern); here they are not.
+            guard StreamingCondition.keys.contains(key) else {
+                reader.fail(member, "unknown key; expected one of \(StreamingCondition.keys.sorted().joined(separator: ", "))")
+                continue
+            }
+            if let predicate = predicate(member) { fields.append((key, predicate)) }
+        }
+        return fields.count == members.count ? StreamingCondition(fields: fields) : nil
     }
 
     // MARK: patterns

@@ -97,7 +97,7 @@ package enum ScenarioKeys {
     package static let sendFrame: Set<String> = ["kind", "which"]
     package static let rule: Set<String> = ["name", "match", "action", "reply", "delay", "times", "occurrence", "respond", "device"]
     package static let response: Set<String> = ["after", "namespace", "from", "sender", "to", "payload"]
-    package static let expectation: Set<String> = ["name", "message", "sequence", "never", "within", "device"]
+    package static let expectation: Set<String> = ["name", "message", "sequence", "never", "streaming", "within", "device"]
     package static let pattern: Set<String> = ["namespace", "type", "from", "to", "fields"]
     /// The app behaviours a file may name: the built-in apps.
     package static var behaviours: [String] { AppRegistry.builtIn.behaviours.map(\.rawValue) }

@@ -93,6 +93,9 @@ extension ScenarioSession {
             if !passed, !expectation.isNever, let closest = state.closest {
                 evidence.append(Self.evidence(closest, role: "closest"))
             }
+            if let measured = state.measured {
+                evidence.append(Self.evidence(measured, role: passed ? "match" : "closest"))
+            }
             results.append(ScenarioReport.ExpectationResult(
                 name: expectation.name, kind: expectation.kindName, passed: passed, decidedAt: state.decidedAt?.seconds,
                 reason: passed ? nil : reason, evidence: evidence))
@@ -110,12 +113,23 @@ extension ScenarioSession {
     }
 }
 
+extension ScenarioSession {
+    /// A stream's figures as evidence: on the OFFER's connection and the webrtc namespace,
+    /// the figures as its payload (the media plane has no endpoints).
+    fileprivate static func evidence(_ measured: MeasuredStream, role: String) -> ScenarioReport.Evidence {
+        ScenarioReport.Evidence(
+            role: role, time: measured.time.seconds, connection: measured.connection.rawValue,
+            namespace: MirroringApp.webrtc, sourceId: "", destinationId: "", payload: measured.stream)
+    }
+}
+
 extension Expectation {
     var kindName: String {
         switch kind {
         case .message: "message"
         case .sequence: "sequence"
         case .never: "never"
+        case .streaming: "streaming"
         }
     }
 }

@@ -347,6 +347,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
                     connectionReplyDelays[connection] = nil
                 }
                 if let happening = ScenarioEvent(event.kind) { happened(happening, at: event.time) }
+                if case .streaming(.measured(let plan, let figures)) = event.kind { observeStreaming(plan, figures) }
             case .close, .log:
                 break
             }
@@ -506,6 +507,32 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
                 if pattern.matches(message.envelope, payload: payload) {
                     progress[index].decide(.failed, at: now, evidence: [message], reason: "a matching message arrived")
                 }
+            case .streaming:
+                break
+            }
+        }
+    }
+
+    /// The media plane's figures against the `streaming` expectations: one stream that
+    /// meets a condition passes it; otherwise the nearest stream is kept for the report.
+    private mutating func observeStreaming(_ plan: StreamingPlan, _ figures: StreamingFigures) {
+        var streams: [JSONValue]?
+        for (index, expectation) in scenario.expectations.enumerated() where progress[index].status == .pending {
+            guard case .streaming(let condition) = expectation.kind else { continue }
+            if let within = expectation.within, now.seconds > within { continue }
+            if streams == nil { streams = figures.streamsJSON(plan.streams) }
+            for stream in streams ?? [] {
+                let measured = MeasuredStream(time: now, connection: plan.connection, stream: stream)
+                if condition.matches(stream) {
+                    progress[index].decide(.passed, at: now, evidence: [], reason: nil)
+                    progress[index].measured = measured
+                    break
+                }
+                let score = condition.score(stream)
+                if score > progress[index].closestScore {
+                    progress[index].measured = measured
+                    progress[index].closestScore = score
+                }
             }
         }
     }
@@ -516,8 +543,9 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             if expectation.isNever {
                 progress[index].decide(.passed, at: now, evidence: [], reason: nil)
             } else {
+                let what = if case .streaming = expectation.kind { "no stream's figures met it" } else { "no matching message" }
                 progress[index].decide(.failed, at: now, evidence: progress[index].matched,
-                                       reason: "no matching message within \(DurationText.format(within))")
+                                       reason: "\(what) within \(DurationText.format(within))")
             }
         }
     }
@@ -551,6 +579,8 @@ struct ExpectationProgress: Sendable, Equatable {
     /// failure report shows. Kept as messages arrive, so no search of old messages is needed.
     var closest: ReceivedMessage?
     var closestScore = -1
+    /// A `streaming` expectation's stream: the one that met it, or the nearest miss.
+    var measured: MeasuredStream?
 
     mutating func decide(_ status: Status, at time: SimTime, evidence: [ReceivedMessage], reason: String?) {
         self.status = status
@@ -567,6 +597,15 @@ struct ExpectationProgress: Sendable, Equatable {
             closestScore = score
         }
     }
+}
+
+/// One stream's figures as the media plane measured them, for a streaming expectation's report.
+struct MeasuredStream: Sendable, Equatable {
+    var time: SimTime
+    /// The connection the OFFER came on.
+    var connection: ConnectionID
+    /// ``StreamingFigures/streamsJSON(_:)``'s object for the stream.
+    var stream: JSONValue
 }
 
 extension Expectation {

@@ -39,6 +39,8 @@ struct RecordingFormatTests {
         event(13, .disconnected(ConnectionID(1), how: .idleTimeout)),
         event(13, .upstream(ConnectionID(2), connected: false, reason: "upstream refused the connection")),
         event(13, .dropped(count: 7)),
+        event(14, .streaming(["phase": "measured", "session": "1-4", "senderReports": 12,
+                              "streams": [["kind": "video", "codec": "vp8", "framesReceived": 300, "ackLatencyP99": nil]]])),
         event(0, .reset(scenario: ["name": "next"])),
         event(0, .reset(scenario: nil)),
     ]
@@ -219,5 +221,6 @@ struct RecordingTranscriptTests {
         #expect(RecordingTranscript.lines(recording, filter: .init(messagesOnly: true)).allSatisfy { $0.contains("→") || $0.contains("←") })
         #expect(all.contains("     2.000 ! operator {\"remote\":\"pause\"}"))
         #expect(all.contains("    13.000 - c1 disconnected (idleTimeout)"))
+        #expect(all.contains("    14.000 ▶ streaming measured 1-4 video vp8 300 frames"))
     }
 }

@@ -147,6 +147,12 @@ struct ScenarioParsingTests {
          #"expectations[1].name: "a" names another expectation too"#),
         (#"{"name": "x", "expectations": [{"name": "a", "message": {"type": "LOAD"}, "within": "soon"}]}"#,
          #"expectations[0].within: expected a duration like "5s" (more than 0), got "soon""#),
+        (#"{"name": "x", "expectations": [{"name": "a", "streaming": {"frames": {"$gte": 100}}}]}"#,
+         "expectations[0].streaming.frames: unknown key; expected one of ackLatencyP50, ackLatencyP99, bitsPerSecond, bytesReceived, checkpointLag, codec, duplicatePackets, framesDropped, framesPerSecond, framesReceived, height, index, keyFrames, kind, packetsLost, packetsReceived, packetsRecovered, pictureLossIndications, receiverSsrc, senderSsrc, targetDelay, width"),
+        (#"{"name": "x", "expectations": [{"name": "a", "streaming": {}}]}"#,
+         #"expectations[0].streaming: expected at least one of a stream's figures, e.g. {"kind": "video", "framesReceived": {"$gte": 100}}"#),
+        (#"{"name": "x", "expectations": [{"name": "a", "streaming": {"$gte": 1}}]}"#, "expectations[0].streaming.$gte: unknown key; expected one of ackLatencyP50, ackLatencyP99, bitsPerSecond, bytesReceived, checkpointLag, codec, duplicatePackets, framesDropped, framesPerSecond, framesReceived, height, index, keyFrames, kind, packetsLost, packetsReceived, packetsRecovered, pictureLossIndications, receiverSsrc, senderSsrc, targetDelay, width"),
+        (#"{"name": "x", "expectations": [{"name": "a", "streaming": {"framesReceived": {"$gte": "many"}}}]}"#, #"expectations[0].streaming.framesReceived.$gte: expected a number, got "many""#),
         ("[1, 2]", "expected an object, got an array"),
         (#"{"name": "x""#, "not valid JSON"),
     ])
@@ -191,7 +197,9 @@ struct ScenarioParsingTests {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scenarios/scenario.schema.json")
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text == ScenarioSchema.json, "scenarios/scenario.schema.json is stale: run `swift run castsim schema > scenarios/scenario.schema.json`")
-        let schema = try JSONValue.parse(text)
+        let schema = try JSONValue.parse(Data(text.utf8), limits: .document)
+        // A streaming expectation's keys are the figures castsim has, no more, no fewer.
+        #expect(Set(schema["$defs"]?["streamingCondition"]?["properties"]?.objectValue?.keys.map { $0 } ?? []) == StreamingCondition.keys)
         #expect(schema["$defs"]?["step"]?["properties"]?["remote"] != nil)
         #expect(schema["$defs"]?["step"]?["oneOf"]?.arrayValue?.count == ScenarioKeys.actions.count)
     }

@@ -129,7 +129,15 @@ def bluish(rgb: tuple[int, int, int]) -> bool:
 
 def test_cast_sender_streams_to_castsim(castsim_factory: Callable[..., CastsimDevice], tmp_path: Path) -> None:
     video = two_color_video(tmp_path / "red-blue.mp4", first="red", second="blue", switch_at=14, seconds=45)
-    device = castsim_factory()
+    # Expectations on the figures, and a recording that carries them.
+    scenario = tmp_path / "figures.json"
+    scenario.write_text(json.dumps({"name": "mirroring figures", "expectations": [
+        {"name": "100 video frames", "streaming": {"kind": "video", "codec": "vp8", "framesReceived": {"$gte": 100}}, "within": "40s"},
+        {"name": "audio keeps up", "streaming": {"kind": "audio", "framesPerSecond": {"$gte": 50}}, "within": "40s"},
+        {"name": "an H.264 stream", "streaming": {"codec": "h264"}, "within": "20s"},
+    ]}))
+    recording = tmp_path / "mirroring.jsonl"
+    device = castsim_factory(extra_args=("--scenario", str(scenario), "--record", str(recording)))
     log = tmp_path / "cast_sender.log"
     events = device.client.subscribe(types=["device"])
     driver = start_cast_sender(device, video, log, 32)
@@ -169,6 +177,7 @@ def test_cast_sender_streams_to_castsim(castsim_factory: Callable[..., CastsimDe
                                        on="events", stream=events, timeout=10, what="the session's end")
         assert ended.data["streaming"]["reason"] in ("the sender's connection closed", "the app stopped")
         final = streaming(device)
+        report = {e["name"]: e for e in device.client.report()["expectations"]}
     finally:
         events.close()
         if driver.poll() is None:
@@ -196,6 +205,24 @@ def test_cast_sender_streams_to_castsim(castsim_factory: Callable[..., CastsimDe
     # here three tests and a sanitizer build share two cores.
     assert near_video["ackLatencyP99"] < 50 and near_video["checkpointLag"] <= 2, near_video
     assert summary["kickstarts"] < 10, summary
+    # The figures as expectations saw them: met, with the stream as evidence; never met,
+    # with the nearest stream.
+    met = report["100 video frames"]
+    assert met["passed"] and met["decidedAt"] < 15, met
+    assert met["evidence"][0]["payload"]["framesReceived"] >= 100 and met["evidence"][0]["payload"]["kind"] == "video", met
+    assert report["audio keeps up"]["passed"], report["audio keeps up"]
+    h264 = report["an H.264 stream"]
+    assert not h264["passed"] and h264["reason"] == "no stream's figures met it within 20s", h264
+    # The recording has the session's events, a measured one about once a second.
+    device.stop()
+    lines = [json.loads(line) for line in recording.read_text().splitlines()[1:]]
+    phases = [line["streaming"]["phase"] for line in lines if line["event"] == "streaming"]
+    assert phases[:2] == ["negotiating", "started"] and phases[-1] == "ended", phases
+    measured = [line for line in lines if line["event"] == "streaming" and line["streaming"]["phase"] == "measured"]
+    assert 25 <= len(measured) <= 40, len(measured)
+    last_video = next(s for s in measured[-1]["streaming"]["streams"] if s["kind"] == "video")
+    # The last second's frames may come after the last report.
+    assert video["framesReceived"] - 60 <= last_video["framesReceived"] <= video["framesReceived"], last_video
 
 
 def offer(seq_num: int, **audio_changes: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@
   const NS_RECEIVER = "urn:x-cast:com.google.cast.receiver";
   const NS_MEDIA = "urn:x-cast:com.google.cast.media";
   const PANEL_EVENT_COUNT = 20; // as many as GET /state shows (StateView.panelEventCount)
-  const EVENT_KINDS = new Set(["message", "connected", "disconnected", "input", "fault", "clock", "reset", "upstream", "dropped"]);
+  const EVENT_KINDS = new Set(["message", "connected", "disconnected", "input", "fault", "clock", "reset", "upstream", "dropped", "streaming"]);
   const HEADER_EXPECTED = 'expected the header {"format": "castsim-recording", "version": 1, …}';
 
   // ---------------------------------------------------------------- reading a file
@@ -254,6 +254,14 @@
       case "reset": add("scenario", event.scenario && (event.scenario.name || compactJSON(event.scenario, 40))); break;
       case "upstream": add("connection", event.connection); add("", event.status); add("", event.reason); break;
       case "dropped": add("", `${event.count} events lost`); break;
+      case "streaming": {
+        const streaming = event.streaming || {};
+        add("", streaming.phase); add("session", streaming.session); add("", streaming.reason || streaming.description);
+        for (const stream of Array.isArray(streaming.streams) ? streaming.streams : []) {
+          if (isNum(stream.framesReceived)) add(`${stream.kind || stream.senderSsrc}:`, `${stream.framesReceived} frames`);
+        }
+        break;
+      }
       default: if (!EVENT_KINDS.has(event.event)) add("", "unknown kind (not applied)");
     }
     return bits.join("  ");

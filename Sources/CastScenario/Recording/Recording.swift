@@ -87,6 +87,9 @@ public struct RecordedEvent: Sendable, Equatable {
         case upstream(ConnectionID, connected: Bool, reason: String?)
         /// Events the writer lost because it fell behind.
         case dropped(count: Int)
+        /// What happened to a Cast Streaming session (its phase, and once a second its
+        /// figures), as the event stream tells it: the media plane is not in the messages.
+        case streaming(JSONValue)
 
         /// The `event` member of its line.
         public var name: String {
@@ -100,11 +103,12 @@ public struct RecordedEvent: Sendable, Equatable {
             case .reset: "reset"
             case .upstream: "upstream"
             case .dropped: "dropped"
+            case .streaming: "streaming"
             }
         }
 
         /// Every `event` name the format has.
-        public static let names = ["message", "connected", "disconnected", "input", "fault", "clock", "reset", "upstream", "dropped"]
+        public static let names = ["message", "connected", "disconnected", "input", "fault", "clock", "reset", "upstream", "dropped", "streaming"]
     }
 
     /// Scenario time.

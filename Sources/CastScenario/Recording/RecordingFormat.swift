@@ -158,6 +158,8 @@ extension RecordedEvent {
             if let reason { members["reason"] = .string(reason) }
         case .dropped(let count):
             members["count"] = .number(Double(count))
+        case .streaming(let event):
+            members["streaming"] = event
         }
         return .object(members)
     }
@@ -229,6 +231,10 @@ extension RecordedEvent {
         case "upstream":
             let status = try root.required("status", "connected or failed").oneOf(["connected", "failed"])
             kind = .upstream(try connection(), connected: status == "connected", reason: try root["reason"]?.string())
+        case "streaming":
+            let event = try root.required("streaming", "the streaming event: {\"phase\": ...}")
+            _ = try event.required("phase", "negotiating, started, impaired, refused, measured or ended").string(nonEmpty: true)
+            kind = .streaming(event.value)
         default:
             kind = .dropped(count: try root.required("count", "how many").int(minimum: 1))
         }

@@ -91,7 +91,29 @@ public enum RecordingTranscript {
             return LogText.escape("\(time) ⇄ c\(connection.rawValue) upstream \(connected ? "connected" : "failed")\(reason.map { ": \($0)" } ?? "")", limit: 400)
         case .dropped(let count):
             return "\(time) ! \(count) events lost (the writer fell behind)"
+        case .streaming(let event):
+            return LogText.escape("\(time) ▶ streaming \(Self.streaming(event))", limit: 400)
         }
+    }
+
+    /// A streaming event in a few words: its phase, and what the phase has to say.
+    static func streaming(_ event: JSONValue) -> String {
+        let phase = event["phase"]?.stringValue ?? "?"
+        func text(_ key: String) -> String { event[key]?.jsonText() ?? "?" }
+        var words = [phase, event["session"]?.stringValue].compactMap { $0 }
+        switch phase {
+        case "started": words.append("on UDP port \(text("udpPort"))")
+        case "refused": words.append("OFFER \(text("seqNum")): \(text("code")) \(event["description"]?.stringValue ?? "")")
+        case "ended": words.append(event["reason"]?.stringValue ?? "")
+        default: break
+        }
+        if case .array(let streams)? = event["streams"] {
+            words.append(streams.map { stream in
+                [stream["kind"]?.stringValue, stream["codec"]?.stringValue, stream["framesReceived"].map { "\($0.jsonText()) frames" }]
+                    .compactMap { $0 }.joined(separator: " ")
+            }.joined(separator: ", "))
+        }
+        return words.joined(separator: " ")
     }
 
     static func short(_ namespace: String) -> String {

@@ -216,7 +216,11 @@ extension Recorder {
         switch news {
         case .message(let entry): (.message(RecordedMessage(entry)), entry.time)
         case .event(let event):
-            if case .faultApplied(let fault) = event.kind { (.fault(fault), event.time) } else { nil }
+            switch event.kind {
+            case .faultApplied(let fault): (.fault(fault), event.time)
+            case .streaming(let streaming): (.streaming(streaming.json), event.time)
+            default: nil
+            }
         case .clock(let time, let from): (.clock(to: time), from)
         case .reset: (.reset(scenario: scenario()), .zero)
         case .connected(let id, let peer, let time): (.connected(id, peer: peer), time)

@@ -51,7 +51,7 @@ final class StreamingMedia {
         case .negotiating(let plan): open(plan)
         case .ended(let session, _, _): close(session)
         case .impaired(let session, let impairment): sessions[session]?.impairment = impairment
-        case .started, .refused: break
+        case .started, .refused, .measured: break
         }
     }
 

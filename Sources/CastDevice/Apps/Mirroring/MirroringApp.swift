@@ -162,6 +162,7 @@ package struct MirroringApp: CastApp {
             context.raise(.streaming(.refused(seqNum: seqNum, code: 10001, description: reason)))
         case (.streaming(let plan, _), .figures(let session, let figures)) where plan.session == session:
             self.figures = figures
+            context.raise(.streaming(.measured(plan, figures)))
         case (.streaming(let plan, _), .ended(let session, let reason)) where plan.session == session:
             phase = .ended(plan, reason: reason)
             context.log(.info, plan.connection, "streaming session \(session) ended: \(reason)")

@@ -69,15 +69,12 @@ enum MirroringPanel {
             endReason = .string(reason)
         }
         let plan = phase.plan
-        let streams: [JSONValue] = (plan?.streams ?? []).map { stream in
-            var fields: [String: JSONValue] = [
-                "kind": .string(stream.kind.rawValue), "codec": .string(stream.codec), "index": number(stream.index),
-                "senderSsrc": number(Int(stream.senderSsrc)), "receiverSsrc": number(Int(stream.receiverSsrc)),
-                "targetDelay": number(stream.targetDelayMilliseconds),
-            ]
-            let counted = figures?.streams.first { $0.senderSsrc == stream.senderSsrc } ?? StreamingFigures.Stream(senderSsrc: stream.senderSsrc)
-            fields.merge(self.figures(counted)) { _, counted in counted }
-            return .object(fields)
+        let counted = figures ?? StreamingFigures(streams: [])
+        let streams = counted.streamsJSON(plan?.streams ?? [])
+        var session = counted.sessionJSON
+        if case .object(var picture) = session["picture"] {
+            picture["url"] = "/api/v1/streaming/picture"
+            session["picture"] = .object(picture)
         }
         let video = figures?.streams.first { figure in plan?.streams.contains { $0.kind == .video && $0.senderSsrc == figure.senderSsrc } == true }
         let summary = switch phase {
@@ -88,34 +85,10 @@ enum MirroringPanel {
         }
         return [
             "summary": .string(summary), "title": "Tab mirroring", "playerState": state == "streaming" ? "PLAYING" : "IDLE",
-            "streaming": [
+            "streaming": .object(session.merging([
                 "state": .string(state), "session": plan.map { .string($0.session) } ?? nil, "offers": number(offers),
-                "udpPort": udpPort, "senderAddress": figures?.senderAddress.map(JSONValue.string) ?? nil, "endReason": endReason,
-                "senderReports": number(figures?.senderReports ?? 0), "rtcpSent": number(figures?.rtcpSent ?? 0),
-                "droppedByScenario": number(figures?.droppedByScenario ?? 0),
-                "streams": .array(streams),
-                "picture": figures?.picture.map { picture in
-                    ["frameId": number(picture.frameId), "width": number(picture.width), "height": number(picture.height),
-                     "averageColor": .string(picture.averageColor), "pngBytes": number(picture.pngBytes),
-                     "url": "/api/v1/streaming/picture"]
-                } ?? nil,
-                "picturesDecoded": number(figures?.picturesDecoded ?? 0), "picturesSkipped": number(figures?.picturesSkipped ?? 0),
-                "picturesUnavailable": figures?.picturesUnavailable.map(JSONValue.string) ?? nil,
-            ],
-        ]
-    }
-
-    private static func figures(_ stream: StreamingFigures.Stream) -> [String: JSONValue] {
-        [
-            "packetsReceived": number(stream.packetsReceived), "packetsLost": number(stream.packetsLost),
-            "packetsRecovered": number(stream.packetsRecovered), "duplicatePackets": number(stream.duplicatePackets),
-            "bytesReceived": number(stream.bytesReceived), "framesReceived": number(stream.framesReceived),
-            "keyFrames": number(stream.keyFrames), "framesDropped": number(stream.framesDropped),
-            "framesPerSecond": .number(stream.framesPerSecond), "bitsPerSecond": .number(stream.bitsPerSecond),
-            "ackLatencyP50": stream.ackLatencyP50Milliseconds.map(JSONValue.number) ?? nil,
-            "ackLatencyP99": stream.ackLatencyP99Milliseconds.map(JSONValue.number) ?? nil,
-            "pictureLossIndications": number(stream.pictureLossIndications), "checkpointLag": number(stream.checkpointLag),
-            "width": stream.width.map(number) ?? nil, "height": stream.height.map(number) ?? nil,
+                "udpPort": udpPort, "endReason": endReason, "streams": .array(streams),
+            ]) { _, own in own }),
         ]
     }
 
