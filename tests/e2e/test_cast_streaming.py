@@ -18,6 +18,7 @@ from typing import Any, Callable
 import pytest
 
 from castsim.castv2 import NS_CONNECTION, NS_RECEIVER
+from castsim.errors import ControlError
 from device_auth_verifier import CastConnection
 from e2e_harness import CAST_PORT, REPO_ROOT, CastsimDevice, start_castsim, wait_until
 from netns import NamespaceUnavailable, create_link
@@ -223,6 +224,62 @@ def test_cast_sender_streams_to_castsim(castsim_factory: Callable[..., CastsimDe
     last_video = next(s for s in measured[-1]["streaming"]["streams"] if s["kind"] == "video")
     # The last second's frames may come after the last report.
     assert video["framesReceived"] - 60 <= last_video["framesReceived"] <= video["framesReceived"], last_video
+
+
+def greenish(rgb: tuple[int, int, int]) -> bool:
+    return rgb[1] > 100 and rgb[0] < 40 and rgb[2] < 40
+
+
+@pytest.mark.parametrize("codec", ["vp9", "h264", "av1", "hevc"])
+def test_pictures_for_each_video_codec_cast_sender_offers(castsim_factory: Callable[..., CastsimDevice], tmp_path: Path,
+                                                           codec: str) -> None:
+    """cast_sender offers one video codec when told to: castsim takes it and FFmpeg decodes its key frames."""
+    video = two_color_video(tmp_path / "green.mp4", first="green", second="green", switch_at=4, seconds=10, size=(640, 360))
+    device = castsim_factory()
+    log = tmp_path / "cast_sender.log"
+    driver = start_cast_sender(device, video, log, 6, "--codec", codec)
+    try:
+        picture = wait_until(lambda: streaming(device).get("picture") or (driver.poll() is not None and {"gone": True}),
+                             timeout=20, what=f"a {codec} picture", details=lambda: f"{streaming(device)}\n{log_tail(log)}")
+        assert "gone" not in picture, f"cast_sender ended first: {streaming(device)}\n{log_tail(log)}"
+        session = streaming(device)
+        assert [s["codec"] for s in session["streams"]] == ["opus", codec], session
+        assert (picture["width"], picture["height"]) == (640, 360) and greenish(hex_color(picture["averageColor"])), picture
+        assert greenish(png_average(device.client.streaming_picture()))
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        driver.communicate()
+
+
+def test_without_ffmpeg_the_session_streams_and_pictures_are_unavailable(castsim_bin: Path, tmp_path: Path) -> None:
+    """castsim in a mount namespace where every libavcodec the loader knows is an empty file:
+    the session streams and is acknowledged as before; the state and the picture route say why
+    there is no picture."""
+    libraries = sorted({line.split("=>")[-1].strip() for line in subprocess.run(
+        ["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout.splitlines() if "libavcodec.so." in line})
+    assert libraries, "scripts/e2e-setup.sh installs Debian's ffmpeg: libavcodec should be there to hide"
+    hide = " && ".join(f"mount --bind /dev/null {library}" for library in libraries)
+    device = start_castsim(castsim_bin, None, tmp_path, name="No FFmpeg", extra_args=("--mdns", "off"),
+                           prefix=("unshare", "--mount", "sh", "-c", f'{hide} && exec "$0" "$@"'))
+    video = two_color_video(tmp_path / "green.mp4", first="green", second="green", switch_at=4, seconds=10, size=(640, 360))
+    log = tmp_path / "cast_sender.log"
+    driver = start_cast_sender(device, video, log, 6)
+    try:
+        def video_frames() -> int:
+            return next((s["framesReceived"] for s in streaming(device).get("streams", []) if s["kind"] == "video"), 0)
+        wait_until(lambda: video_frames() >= 60, timeout=20, what="60 video frames", details=lambda: f"{streaming(device)}\n{log_tail(log)}")
+        session = streaming(device)
+        assert session["picture"] is None and session["picturesDecoded"] == 0, session
+        assert "libavcodec is not installed" in session["picturesUnavailable"], session
+        with pytest.raises(ControlError) as refused:
+            device.client.streaming_picture()
+        assert refused.value.status == 404 and "libavcodec is not installed" in str(refused.value), refused.value
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        driver.communicate()
+        device.stop()
 
 
 def offer(seq_num: int, **audio_changes: Any) -> dict[str, Any]:
