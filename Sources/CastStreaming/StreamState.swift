@@ -9,8 +9,11 @@ struct StreamState: Sendable {
     var lastSenderReport: (compactNTP: UInt32, arrival: UInt64)?
     private var lastReport: UInt64
     private var feedbackCount: UInt8 = 0
-    /// Frames completed and not yet acknowledged, with when: the ACK latency.
-    private var awaitingAck: [UInt64] = []
+    /// Frames completed and not yet acknowledged, with when (the ACK latency) and their RTP
+    /// timestamp (the event log's ACK).
+    private var awaitingAck: [(completedAt: UInt64, rtpTimestamp: UInt32)] = []
+    /// Only when the OFFER asked for it.
+    private var eventLog: ReceiverEventLog?
     private var ackLatencies = LatencyWindow()
     /// A key frame is needed: a frame has been missing for longer than the target delay.
     private var needsKeyFrame = false
@@ -42,6 +45,7 @@ struct StreamState: Sendable {
         crypto = FrameCrypto(key: stream.aesKey, ivMask: stream.aesIvMask)
         targetDelayMilliseconds = stream.targetDelayMilliseconds
         lastReport = now
+        if stream.rtcpEventLog { eventLog = ReceiverEventLog(origin: now) }
     }
 
     var isVideo: Bool { stream.kind == .video }
@@ -60,6 +64,7 @@ struct StreamState: Sendable {
         track(sequence: packet.sequenceNumber, rtpTimestamp: packet.rtpTimestamp, at: now)
         let key = Int64(packet.frameId) << 16 | Int64(packet.packetId)
         if nacked.remove(key) != nil { recovered += 1 }
+        eventLog?.packetReceived(rtpTimestamp: packet.rtpTimestamp, packetId: packet.packetId, at: now)
         let before = collector.checkpoint
         let completed = collector.add(packet, payload: payload, at: now)
         var frames: [StreamingReceiver.ReceivedFrame] = []
@@ -72,7 +77,7 @@ struct StreamState: Sendable {
                 if isVideo, let size = VP8KeyFrame.size(plain) { (width, height) = size }
             }
             recent.add(at: now, bytes: frame.bytes.count)
-            awaitingAck.append(frame.completedAt)
+            awaitingAck.append((frame.completedAt, frame.rtpTimestamp))
             frames.append(StreamingReceiver.ReceivedFrame(senderSsrc: stream.senderSsrc, isVideo: isVideo, frameId: frame.frameId,
                                                           isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.rtpTimestamp, bytes: plain))
         }
@@ -132,10 +137,15 @@ struct StreamState: Sendable {
                                                 targetDelayMilliseconds: UInt16(clamping: targetDelayMilliseconds), losses: losses,
                                                 feedbackCount: feedbackCount, acknowledged: collector.acknowledgedAhead())
         if needsKeyFrame { pictureLossIndications += 1 }
-        for completed in awaitingAck { ackLatencies.add(now &- completed) }
+        for frame in awaitingAck {
+            ackLatencies.add(now &- frame.completedAt)
+            eventLog?.frameAckSent(rtpTimestamp: frame.rtpTimestamp, at: now)
+        }
         awaitingAck.removeAll(keepingCapacity: true)
-        return RTCPPackets.compound(receiverSsrc: stream.receiverSsrc, reportBlock: block, referenceTime: referenceTime,
-                                    pictureLoss: needsKeyFrame, feedback: feedback)
+        var compound = RTCPPackets.compound(receiverSsrc: stream.receiverSsrc, reportBlock: block, referenceTime: referenceTime,
+                                            pictureLoss: needsKeyFrame, feedback: feedback)
+        eventLog?.appendPacket(to: &compound, receiverSsrc: stream.receiverSsrc)
+        return compound
     }
 
     /// Nanoseconds from `start` to `end` in 1/65536 s (DLSR); 0 when `end` is not later.

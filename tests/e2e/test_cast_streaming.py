@@ -206,6 +206,12 @@ def test_cast_sender_streams_to_castsim(castsim_factory: Callable[..., CastsimDe
     # here three tests and a sanitizer build share two cores.
     assert near_video["ackLatencyP99"] < 50 and near_video["checkpointLag"] <= 2, near_video
     assert summary["kickstarts"] < 10, summary
+    # castsim's receiver event logs (the OFFER asks for them): the sender's own statistics
+    # count the packets castsim received and the network latency they took.
+    for kind in ("video", "audio"):
+        stats = (summary["statistics"] or {}).get(f"{kind}_statistics") or {}
+        assert stats.get("NumPacketsReceived", 0) >= 0.8 * stats.get("NumPacketsSent", 0) > 0, stats
+        assert 0 <= stats.get("AvgNetworkLatencyMs", -1) < 50 and 0 < stats.get("AvgFrameLatencyMs", 0) < 100, stats
     # The figures as expectations saw them: met, with the stream as evidence; never met,
     # with the nearest stream.
     met = report["100 video frames"]

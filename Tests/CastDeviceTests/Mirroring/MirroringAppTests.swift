@@ -76,6 +76,15 @@ struct MirroringAppTests {
         #expect(answer.json["seqNum"] == 1 && answer.json["result"] == "ok")
         let body = try #require(answer.json["answer"])
         #expect(body["udpPort"] == 51234 && body["sendIndexes"] == [0, 1] && body["ssrcs"] == [49763, 63939])
+        // Only the audio stream's OFFER asked for receiver event logs.
+        #expect(plan.streams.map(\.rtcpEventLog) == [true, false] && body["receiverRtcpEventLog"] == [0])
+        // None asked: the key is left out (an empty list is not what a receiver sends).
+        var unlogged = CastTestDevice()
+        let (other, otherTransport) = launchMirroring(&unlogged)
+        _ = unlogged.send(other, from: Self.sender, to: otherTransport, Self.webrtc, Self.offer { $0["receiverRtcpEventLog"] = false })
+        let otherPlan = try #require(plans(unlogged).last)
+        let otherAnswer = unlogged.apply(.streaming(.opened(session: otherPlan.session, udpPort: 51235))).first { $0.type == "ANSWER" }
+        #expect(otherAnswer?.json["answer"]?["udpPort"] == 51235 && otherAnswer?.json["answer"]?["receiverRtcpEventLog"] == nil)
         // Every constraint the sender checks: both halves, maxPixelsPerSecond, frame rates.
         #expect(body["constraints"]?["video"]?["maxPixelsPerSecond"] == 62_208_000)
         #expect(body["constraints"]?["video"]?["maxDimensions"] == ["width": 1920, "height": 1080, "frameRate": 30])

@@ -113,7 +113,8 @@ package struct MirroringApp: CastApp {
             StreamingStream(kind: stream.kind, index: stream.index, codec: stream.codec, senderSsrc: stream.ssrc,
                             receiverSsrc: StreamingAnswer.receiverSsrc(for: stream.ssrc), rtpTimebase: stream.rtpTimebase,
                             targetDelayMilliseconds: stream.targetDelayMilliseconds, aesKey: stream.aesKey, aesIvMask: stream.aesIvMask,
-                            channels: stream.channels, maxFrameRate: stream.maxFrameRate, maxBitRate: stream.maxBitRate)
+                            channels: stream.channels, maxFrameRate: stream.maxFrameRate, maxBitRate: stream.maxBitRate,
+                            rtcpEventLog: stream.rtcpEventLog)
         }
         // Numbered by OFFER, not by seqNum: a sender that launches the app again starts at 1 again.
         let plan = StreamingPlan(session: "\(sessionId)#\(offers)", connection: message.connection, streams: streams, udpPort: 0,

@@ -58,6 +58,9 @@ package enum StreamingAnswer {
             ],
         ]
         answer["display"] = ["dimensions": dimensions(limits), "aspectRatio": .string(aspectRatio(limits)), "scaling": "sender"]
+        // The streams whose OFFER asked for receiver event logs get them; omitted when none did.
+        let logged = streams.filter(\.rtcpEventLog).map { JSONValue.number(Double($0.index)) }
+        if !logged.isEmpty { answer["receiverRtcpEventLog"] = .array(logged) }
         return ["type": "ANSWER", "seqNum": .number(Double(seqNum)), "result": "ok", "answer": .object(answer)]
     }
 

@@ -17,6 +17,8 @@ package struct StreamingOffer: Sendable, Equatable {
         package var channels: Int
         package var maxFrameRate: Double?
         package var maxBitRate: Int?
+        /// `receiverRtcpEventLog: true`.
+        package var rtcpEventLog = false
     }
 
     package var seqNum: Int
@@ -124,9 +126,10 @@ package struct StreamingOffer: Sendable, Equatable {
                 maxBitRate = bitRate
             }
         }
+        // Open Screen's sender always says true; anything but true is no.
         return Stream(kind: kind, index: index, codec: codec, payloadType: payloadType, ssrc: sender, rtpTimebase: rate,
                       targetDelayMilliseconds: delay, aesKey: key, aesIvMask: mask, channels: channels, maxFrameRate: maxFrameRate,
-                      maxBitRate: maxBitRate)
+                      maxBitRate: maxBitRate, rtcpEventLog: value["receiverRtcpEventLog"] == .bool(true))
     }
 
     /// `"1/48000"` → 48000.

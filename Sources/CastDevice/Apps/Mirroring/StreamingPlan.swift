@@ -26,10 +26,13 @@ public struct StreamingStream: Sendable, Equatable {
     public var channels: Int
     public var maxFrameRate: Double?
     public var maxBitRate: Int?
+    /// The OFFER's `receiverRtcpEventLog`: the sender takes receiver event logs for this
+    /// stream, so the ANSWER lists it and the RTCP carries them (§3.4).
+    public var rtcpEventLog: Bool
 
     public init(kind: Kind, index: Int, codec: String, senderSsrc: UInt32, receiverSsrc: UInt32, rtpTimebase: Int,
                 targetDelayMilliseconds: Int, aesKey: [UInt8], aesIvMask: [UInt8], channels: Int, maxFrameRate: Double? = nil,
-                maxBitRate: Int? = nil) {
+                maxBitRate: Int? = nil, rtcpEventLog: Bool = false) {
         self.kind = kind
         self.index = index
         self.codec = codec
@@ -42,6 +45,7 @@ public struct StreamingStream: Sendable, Equatable {
         self.channels = channels
         self.maxFrameRate = maxFrameRate
         self.maxBitRate = maxBitRate
+        self.rtcpEventLog = rtcpEventLog
     }
 }
 
