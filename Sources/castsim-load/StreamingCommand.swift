@@ -125,10 +125,10 @@ struct StreamingCommand: AsyncParsableCommand {
         return ["type": "OFFER", "seqNum": 1, "offer": ["castMode": "mirroring", "supportedStreams": [
             ["index": 0, "type": "audio_source", "codecName": "opus", "rtpProfile": "cast", "rtpPayloadType": 127,
              "ssrc": .number(Double(audioSsrc)), "targetDelay": 400, "timeBase": "1/48000", "channels": 2, "bitRate": 192000,
-             "aesKey": key, "aesIvMask": mask],
+             "aesKey": key, "aesIvMask": mask, "receiverRtcpEventLog": true],
             ["index": 1, "type": "video_source", "codecName": "vp8", "rtpProfile": "cast", "rtpPayloadType": 96,
              "ssrc": .number(Double(videoSsrc)), "targetDelay": 400, "timeBase": "1/90000", "maxFrameRate": "30",
-             "maxBitRate": 5050880, "aesKey": key, "aesIvMask": mask],
+             "maxBitRate": 5050880, "aesKey": key, "aesIvMask": mask, "receiverRtcpEventLog": true],
         ]]]
     }
 }
