@@ -57,6 +57,14 @@ def close_cast_socket(host: str, port: int) -> bool:
     return False
 
 
+STATISTICS_SIGN = "Last reported statistics="
+
+
+def logged(log: str, sign: str) -> bool:
+    with open(log, encoding="utf-8", errors="replace") as file:
+        return any(sign in line for line in file)
+
+
 def gave_up(log: str, waited: float, start_timeout: float) -> bool:
     """Before any session: the sender logged why it cannot go on, or start_timeout passed."""
     if waited >= start_timeout:
@@ -136,6 +144,7 @@ def main() -> int:
     streamed = False
     ended_by_sender = False
     closed = False
+    sender = None
     try:
         runtime = cast_sender.CastRuntime()
         sender = cast_sender.CastSender(runtime, args.host, args.port, args.cert)
@@ -160,29 +169,36 @@ def main() -> int:
             time.sleep(0.2)
         if args.end == "close" and not ended_by_sender:
             closed = close_cast_socket(args.host, args.port)
-            deadline = time.monotonic() + 3
-            while closed and time.monotonic() < deadline and sender.get_streaming_elapsed_time_us() is not None:
+            # The agent stops its session on its own thread when its socket fails; teardown
+            # only once it has (its statistics logged, then a moment), not beside it.
+            deadline = time.monotonic() + 5
+            while closed and time.monotonic() < deadline and (
+                    sender.get_streaming_elapsed_time_us() is not None or not logged(args.log, STATISTICS_SIGN)):
                 time.sleep(0.05)
-        sender.teardown()
+            time.sleep(1.0)
     except Exception as exc:  # noqa: BLE001 - reported in the JSON line
         error = f"{type(exc).__name__}: {exc}"
+
+    def summary() -> dict:
+        sys.stderr.flush()
+        with open(args.log, encoding="utf-8", errors="replace") as file:
+            text = file.read()
+        return {"started": started, "streamed": streamed, "elapsedUs": elapsed, "endedBySender": ended_by_sender,
+                "socketClosed": closed, "error": error, **summarize(text, args.log)}
+
+    # The figures first: cast_sender 1.2.0 now and then dies (SIGSEGV) in its own teardown,
+    # after its session is over; what it streamed is known by then.
+    print(json.dumps(summary()), flush=True)
+    try:
+        if sender is not None:
+            sender.teardown()
+    except Exception as exc:  # noqa: BLE001
+        print(json.dumps({"teardownError": f"{type(exc).__name__}: {exc}"}), flush=True)
     finally:
         sys.stderr.flush()
         os.dup2(saved, 2)
-
-    with open(args.log, encoding="utf-8", errors="replace") as file:
-        text = file.read()
-    summary = {
-        "started": started,
-        "streamed": streamed,
-        "elapsedUs": elapsed,
-        "endedBySender": ended_by_sender,
-        "socketClosed": closed,
-        "error": error,
-        **summarize(text, args.log),
-    }
-    print(json.dumps(summary), flush=True)
-    return 0
+    # Past the native objects' destructors at interpreter exit, which race its threads.
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -52,14 +52,20 @@ def log_tail(log: Path, characters: int = 3000) -> str:
 
 
 def cast_sender_summary(driver: subprocess.Popen, log: Path, timeout: float = 60) -> dict[str, Any]:
-    """The driver's JSON line, once it has ended; a clear failure when it crashed (cast_sender
-    aborts its process on some ANSWERs) or printed none."""
+    """The driver's JSON line, printed once the session is over and before cast_sender's
+    teardown; a clear failure when it crashed before it (cast_sender aborts its process on
+    some ANSWERs) or printed none. cast_sender 1.2.0 now and then dies (SIGSEGV) in its own
+    teardown, after its session and its statistics: that is noted, not failed."""
     out, err = driver.communicate(timeout=timeout)
-    lines = out.strip().splitlines()
-    if driver.returncode != 0 or not lines:
+    lines = [json.loads(line) for line in out.strip().splitlines() if line.startswith("{")]
+    summary = next((line for line in lines if "started" in line), None)
+    if summary is None:
         pytest.fail(f"cast_sender_driver.py exited with {driver.returncode} and no summary "
                     f"(a negative status is the signal that ended it)\n{err[-1500:]}\n{log_tail(log)}", pytrace=False)
-    return json.loads(lines[-1])
+    summary["exitAfterSession"] = driver.returncode
+    if driver.returncode != 0:
+        print(f"note: cast_sender ended with {driver.returncode} in its teardown, after its session and its summary")
+    return summary
 
 
 def frames_sent(summary: dict[str, Any], kind: str, per_second: float) -> tuple[float, str]:
@@ -268,13 +274,16 @@ def test_without_ffmpeg_the_session_streams_and_pictures_are_unavailable(castsim
     hide = " && ".join(f"mount --bind /dev/null {library}" for library in libraries)
     device = start_castsim(castsim_bin, None, tmp_path, name="No FFmpeg", extra_args=("--mdns", "off"),
                            prefix=("unshare", "--mount", "sh", "-c", f'{hide} && exec "$0" "$@"'))
-    video = two_color_video(tmp_path / "green.mp4", first="green", second="green", switch_at=4, seconds=10, size=(640, 360))
+    video = two_color_video(tmp_path / "green.mp4", first="green", second="green", switch_at=4, seconds=20, size=(640, 360))
     log = tmp_path / "cast_sender.log"
-    driver = start_cast_sender(device, video, log, 6)
+    # Long enough for a loaded machine, where the sender's encoder starts slowly; the test
+    # ends it once castsim has what it checks.
+    driver = start_cast_sender(device, video, log, 15)
     try:
         def video_frames() -> int:
             return next((s["framesReceived"] for s in streaming(device).get("streams", []) if s["kind"] == "video"), 0)
-        wait_until(lambda: video_frames() >= 60, timeout=20, what="60 video frames", details=lambda: f"{streaming(device)}\n{log_tail(log)}")
+        # A key frame comes first: with FFmpeg there would be a picture by now.
+        wait_until(lambda: video_frames() >= 30, timeout=25, what="30 video frames", details=lambda: f"{streaming(device)}\n{log_tail(log)}")
         session = streaming(device)
         assert session["picture"] is None and session["picturesDecoded"] == 0, session
         assert "libavcodec is not installed" in session["picturesUnavailable"], session
