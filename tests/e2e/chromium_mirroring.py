@@ -5,7 +5,7 @@ on localhost, opens it, waits until Chromium lists the castsim sink, and mirrors
 --presentation-url and sends a LOAD through the presentation connection (--mode presentation).
 
     chromium_mirroring.py --sink NAME --cert root.crt --color '#00c000' --seconds 20 --profile DIR
-    chromium_mirroring.py --mode presentation --sink NAME --cert root.crt --profile DIR
+    chromium_mirroring.py --mode presentation [--then-mirror] --sink NAME --cert root.crt --profile DIR
 
 Prints JSON lines as things happen ({"event": "sinks", ...}, {"event": "mirroring"}, {"event":
 "issue", ...}, {"event": "presentation", ...}, {"event": "message", ...}, {"event": "done"}, or
@@ -181,6 +181,8 @@ def main() -> int:
     parser.add_argument("--presentation-url", default="cast:CC1AD845?clientId=castsim-e2e")
     parser.add_argument("--content-id", default="https://example.invalid/castsim/e2e.mp4")
     parser.add_argument("--settle", type=float, default=SETTLE)
+    parser.add_argument("--then-mirror", action="store_true",
+                        help="--mode presentation: once MEDIA_STATUS came, mirror the tab to the same sink")
     parser.add_argument("--chromium-log", help="Chromium's stderr, with Cast and presentation logging, to this file")
     args = parser.parse_args()
 
@@ -282,15 +284,13 @@ def drive(args: argparse.Namespace, devtools: int) -> int:
         return 1
 
     if args.mode == "mirror":
-        cdp.call("Cast.startTabMirroring", {"sinkName": args.sink})
-        say(event="mirroring")
-        end = time.monotonic() + args.seconds
-        while time.monotonic() < end:
-            issue = cdp.wait_event("Cast.issueUpdated", lambda p: True, timeout=max(0.1, end - time.monotonic()))
-            if issue is not None:
-                say(event="issue", issue=issue.get("issueMessage"))
-    else:
-        presentation(cdp, args)
+        mirror(cdp, args)
+    elif presentation(cdp, args) and args.then_mirror:
+        # The sink's sessions change (the presentation's app is running): let the updates land.
+        if not cdp.quiet("Cast.sinksUpdated", args.settle, timeout=30):
+            say(event="error", reason="Cast.sinksUpdated never settled after the presentation")
+            return 1
+        mirror(cdp, args)
 
     try:
         cdp.call("Cast.stopCasting", {"sinkName": args.sink}, timeout=10)
@@ -300,7 +300,18 @@ def drive(args: argparse.Namespace, devtools: int) -> int:
     return 0
 
 
-def presentation(cdp: CDP, args: argparse.Namespace) -> None:
+def mirror(cdp: CDP, args: argparse.Namespace) -> None:
+    cdp.call("Cast.startTabMirroring", {"sinkName": args.sink})
+    say(event="mirroring")
+    end = time.monotonic() + args.seconds
+    while time.monotonic() < end:
+        issue = cdp.wait_event("Cast.issueUpdated", lambda p: True, timeout=max(0.1, end - time.monotonic()))
+        if issue is not None:
+            say(event="issue", issue=issue.get("issueMessage"))
+
+
+def presentation(cdp: CDP, args: argparse.Namespace) -> bool:
+    """True once MEDIA_STATUS for the LOAD came back through the presentation connection."""
     cdp.call("Cast.setSinkToUse", {"sinkName": args.sink})
     box = cdp.evaluate("(r => [r.left + r.width / 2, r.top + r.height / 2])(document.getElementById('start').getBoundingClientRect())")
     for kind in ("mousePressed", "mouseReleased"):
@@ -324,11 +335,11 @@ def presentation(cdp: CDP, args: argparse.Namespace) -> None:
                 if isinstance(message, dict) and message.get("type") == "v2_message" \
                         and (message.get("message") or {}).get("type") == "MEDIA_STATUS" and loaded:
                     say(event="media_status", status=message["message"].get("status"))
-                    return
+                    return True
             else:
                 say(event="presentation", **entry)
                 if entry.get("error"):
-                    return
+                    return False
         seen = len(log)
         if session_id and not loaded and cdp.evaluate("castConnection && castConnection.state") == "connected":
             # The Cast SDK's own envelope: Chromium's CastSessionClient passes a v2_message of a
@@ -342,6 +353,7 @@ def presentation(cdp: CDP, args: argparse.Namespace) -> None:
             loaded = True
         time.sleep(0.2)
     say(event="error", reason="no MEDIA_STATUS through the presentation connection")
+    return False
 
 
 if __name__ == "__main__":

@@ -84,22 +84,29 @@ def test_chromium_mirrors_a_tab_to_castsim(link: Link, tmp_path: Path, castsim_b
         device.stop()
 
 
-def test_chromium_presentation_api_loads_media_on_castsim(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
+def test_chromium_presentation_api_loads_media_on_castsim_then_mirrors(link: Link, tmp_path: Path, castsim_bin: Path) -> None:
     """A page's PresentationRequest for the Default Media Receiver, started by a real click with
     Cast.setSinkToUse: the presentation connection opens, and a LOAD sent through it comes back
-    as MEDIA_STATUS from castsim."""
+    as MEDIA_STATUS from castsim. Then the same tab (a page of one colour) is mirrored to the
+    same sink: the mirroring app takes over and castsim's picture has that colour."""
     device = start_castsim(castsim_bin, link.device_ip, tmp_path, name=SINK, model="Chromecast",
                            extra_args=("--mdns", "builtin", "--interface", link.device_if, "--certs", str(REPO_ROOT / "certs")),
                            prefix=("ip", "netns", "exec", link.device_ns))
     chromium = JsonLines(link.popen(link.sender_ns, [
-        PYTHON, str(DRIVER), "--mode", "presentation", "--sink", SINK, "--cert", str(REPO_ROOT / "certs" / "root.crt"),
-        "--seconds", "30", "--profile", str(tmp_path / "chromium")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True))
+        PYTHON, str(DRIVER), "--mode", "presentation", "--then-mirror", "--sink", SINK, "--color", "#00c000",
+        "--cert", str(REPO_ROOT / "certs" / "root.crt"), "--seconds", "30", "--profile", str(tmp_path / "chromium")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True))
     try:
         status = chromium.wait_for(lambda e: e.get("event") in ("media_status", "error"), what="MEDIA_STATUS", timeout=120)
         assert status["event"] == "media_status", chromium.seen
         assert status["status"] and status["status"][0]["media"]["contentId"].endswith("e2e.mp4"), status
         assert any(e.get("event") == "presentation" and e.get("state") == "connected" for e in chromium.seen), chromium.seen
+        started = chromium.wait_for(lambda e: e.get("event") in ("mirroring", "error"), what="Chromium to start mirroring", timeout=60)
+        assert started["event"] == "mirroring", chromium.seen
+        wait_until(lambda: streaming(link, device).get("state") == "streaming", timeout=30, what="the mirroring session")
+        wait_until(lambda: (streaming(link, device).get("picture") or {}).get("averageColor"), timeout=30, what="a picture")
+        picture = streaming(link, device)["picture"]
+        assert greenish(picture["averageColor"]), picture
     finally:
         try:
             os.killpg(chromium.proc.pid, signal.SIGKILL)
