@@ -140,7 +140,7 @@ struct RunCommand: AsyncParsableCommand {
         let devices: [CastSimulator]
         let stop: () async -> Void
         if let household {
-            DescriptorLimit.raiseToHard()
+            try Self.checkDescriptors(for: household, limit: DescriptorLimit.raiseToHard())
             let (fleet, control) = try await deviceOptions.startFleet(household, groups: groups, logger: logger)
             devices = fleet.devices
             stop = { await control?.stop(); await fleet.stop() }
@@ -180,6 +180,21 @@ struct RunCommand: AsyncParsableCommand {
     /// The devices to run together: a scenario's household, or `--devices N` copies of the
     /// device named one after the other ("castsim", "castsim 2", ...), each on its own
     /// address (--host, else 127.0.0.2, 127.0.0.3, ...). nil for one device in no household.
+    /// A household whose listening sockets alone would not fit the process's limit on open
+    /// files is refused before any starts, saying what fits (rather than failing at the
+    /// device where the descriptors ran out).
+    static func checkDescriptors(for household: [SimulatorConfiguration], limit: Int) throws {
+        // Besides the listeners: standard streams, mDNS, the control API, a few senders.
+        let spare = 256
+        let listeners = household.reduce(0) { $0 + 1 + ($1.httpPort == nil ? 0 : 1) + ($1.httpsPort == nil ? 0 : 1) }
+        guard limit > 0, listeners + spare > limit else { return }
+        let castOnly = max(0, limit - spare)
+        throw ValidationError(
+            "\(household.count) devices need \(listeners) listening sockets; this process may open \(limit) files (its hard limit), "
+                + "\(spare) of them kept for senders, mDNS and the control API: turn the HTTP ports off (--http-port off --https-port off: "
+                + "one socket a device, up to \(castOnly) devices), or raise the hard limit (ulimit -Hn, as root)")
+    }
+
     private func householdConfigurations(_ first: SimulatorConfiguration, scenarios household: [Scenario], groups: [GroupDeclaration])
         throws -> [SimulatorConfiguration]?
     {

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import resource
 import socket
 import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 from e2e_harness import REPO_ROOT, wait_until
 
@@ -244,3 +247,19 @@ def test_a_port_in_use_is_named_with_its_flag(castsim_bin: Path) -> None:
             assert result.returncode == 1
             assert f"port {port} on 127.0.0.1 ({flag}) is already in use" in result.stderr
             assert "errno" not in result.stderr and "bind(descriptor" not in result.stderr
+
+
+def test_a_household_beyond_the_descriptor_limit_is_refused_before_it_starts(castsim_bin: Path) -> None:
+    """Three listening sockets a device (Cast, HTTP, HTTPS): a household that cannot fit the hard
+    limit on open files is refused up front, saying how many would fit with one socket a device."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard == resource.RLIM_INFINITY or hard // 3 + 100 > 65000:
+        pytest.fail(f"the hard limit on open files ({hard}) leaves no household size that loopback can address and that exceeds it")
+    count = hard // 3 + 100
+    last = 0x7F010001 + count - 1  # from 127.1.0.1 on
+    result = run(castsim_bin, "run", "--devices", str(count), "--host",
+                 f"127.1.0.1-{socket.inet_ntoa(last.to_bytes(4, 'big'))}", "--mdns", "off", "--control-port", "off")
+    assert result.returncode != 0
+    assert f"{count} devices need {count * 3} listening sockets; this process may open {hard} files" in result.stderr, result.stderr
+    assert f"up to {hard - 256} devices" in result.stderr, result.stderr
+    assert "Too many open files" not in result.stderr
