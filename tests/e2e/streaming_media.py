@@ -27,5 +27,16 @@ def two_color_video(path: Path, *, first: str, second: str, switch_at: float, se
     return path
 
 
+def moving_video(path: Path, *, seconds: float, size: tuple[int, int] = (1280, 720), fps: int = 30) -> Path:
+    """FFmpeg's moving test pattern (testsrc2), H.264 in MP4, no audio track: frames of many
+    packets once cast_sender encodes them at its bit rate (a flat colour makes one-packet frames)."""
+    width, height = size
+    subprocess.run([
+        "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r={fps}:d={seconds}",
+        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path),
+    ], check=True, timeout=120)
+    return path
+
+
 def hex_color(text: str) -> tuple[int, int, int]:
     return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)

@@ -22,7 +22,7 @@ from castsim.errors import ControlError
 from device_auth_verifier import CastConnection
 from e2e_harness import CAST_PORT, REPO_ROOT, CastsimDevice, start_castsim, wait_until
 from netns import NamespaceUnavailable, create_link
-from streaming_media import hex_color, two_color_video
+from streaming_media import hex_color, moving_video, two_color_video
 
 CAST_SENDER_PYTHON = REPO_ROOT / ".venv-cast-sender" / "bin" / "python"
 DRIVER = Path(__file__).with_name("cast_sender_driver.py")
@@ -258,6 +258,26 @@ def test_pictures_for_each_video_codec_cast_sender_offers(castsim_factory: Calla
         assert [s["codec"] for s in session["streams"]] == ["opus", codec], session
         assert (picture["width"], picture["height"]) == (640, 360) and greenish(hex_color(picture["averageColor"])), picture
         assert greenish(png_average(device.client.streaming_picture()))
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        driver.communicate()
+
+
+def test_the_lossy_network_example_passes_with_cast_sender(castsim_factory: Callable[..., CastsimDevice], tmp_path: Path) -> None:
+    """scenarios/mirroring-lossy-network.json: 2 % of the datagrams dropped; cast_sender re-sends
+    what the NACKs ask for, and the example's expectations on the figures pass."""
+    device = castsim_factory(extra_args=("--scenario", str(REPO_ROOT / "scenarios" / "mirroring-lossy-network.json")))
+    video = moving_video(tmp_path / "pattern.mp4", seconds=20)
+    log = tmp_path / "cast_sender.log"
+    driver = start_cast_sender(device, video, log, 15)
+    try:
+        report = wait_until(lambda: (lambda r: r if all(e["passed"] for e in r["expectations"]) else None)(device.client.report()),
+                            timeout=40, what="the example's expectations to pass",
+                            details=lambda: f"{device.client.report()}\n{streaming(device)}\n{log_tail(log)}")
+        assert len(report["expectations"]) == 2 and report["passed"], report
+        video_stream = next(s for s in streaming(device)["streams"] if s["kind"] == "video")
+        assert streaming(device)["droppedByScenario"] > 0 and video_stream["packetsRecovered"] > 0, streaming(device)
     finally:
         if driver.poll() is None:
             driver.kill()
