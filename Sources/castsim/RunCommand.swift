@@ -177,15 +177,13 @@ struct RunCommand: AsyncParsableCommand {
         if exitWhenDone, !result.passed { throw ExitCode(1) }
     }
 
-    /// The devices to run together: a scenario's household, or `--devices N` copies of the
-    /// device named one after the other ("castsim", "castsim 2", ...), each on its own
-    /// address (--host, else 127.0.0.2, 127.0.0.3, ...). nil for one device in no household.
     /// A household whose listening sockets alone would not fit the process's limit on open
     /// files is refused before any starts, saying what fits (rather than failing at the
     /// device where the descriptors ran out).
     static func checkDescriptors(for household: [SimulatorConfiguration], limit: Int) throws {
-        // Besides the listeners: standard streams, mDNS, the control API, a few senders.
-        let spare = 256
+        // Besides the listeners: standard streams, mDNS, the control API, a few senders (an
+        // eighth of a small limit, so a household that fitted before still does).
+        let spare = min(256, limit / 8)
         let listeners = household.reduce(0) { $0 + 1 + ($1.httpPort == nil ? 0 : 1) + ($1.httpsPort == nil ? 0 : 1) }
         guard limit > 0, listeners + spare > limit else { return }
         let castOnly = max(0, limit - spare)
@@ -195,6 +193,9 @@ struct RunCommand: AsyncParsableCommand {
                 + "one socket a device, up to \(castOnly) devices), or raise the hard limit (ulimit -Hn, as root)")
     }
 
+    /// The devices to run together: a scenario's household, or `--devices N` copies of the
+    /// device named one after the other ("castsim", "castsim 2", ...), each on its own
+    /// address (--host, else 127.0.0.2, 127.0.0.3, ...). nil for one device in no household.
     private func householdConfigurations(_ first: SimulatorConfiguration, scenarios household: [Scenario], groups: [GroupDeclaration])
         throws -> [SimulatorConfiguration]?
     {
