@@ -31,6 +31,9 @@ struct StreamState: Sendable {
     private var jitter = 0.0
     private var lastTransit: Double?
     private var nacked: Set<Int64> = []
+    /// Frames the last report NACKed whole (nothing of them had come): each of their packets
+    /// that comes is recovered.
+    private var nackedFrames: Set<UInt8> = []
     private var recovered = 0
 
     private var bytes = 0
@@ -63,13 +66,14 @@ struct StreamState: Sendable {
         if let delay = packet.newPlayoutDelay, delay > 0 { targetDelayMilliseconds = Int(delay) }
         track(sequence: packet.sequenceNumber, rtpTimestamp: packet.rtpTimestamp, at: now)
         let key = Int64(packet.frameId) << 16 | Int64(packet.packetId)
-        if nacked.remove(key) != nil { recovered += 1 }
+        if nacked.remove(key) != nil || nackedFrames.contains(UInt8(truncatingIfNeeded: packet.frameId)) { recovered += 1 }
         eventLog?.packetReceived(rtpTimestamp: packet.rtpTimestamp, packetId: packet.packetId, at: now)
         let before = collector.checkpoint
         let completed = collector.add(packet, payload: payload, at: now)
         var frames: [StreamingReceiver.ReceivedFrame] = []
         for frame in completed {
             self.frames += 1
+            nackedFrames.remove(UInt8(truncatingIfNeeded: frame.frameId))
             let plain = crypto.crypt(frame.bytes, frameId: frame.frameId)
             if frame.isKeyFrame {
                 keyFrames += 1
@@ -114,6 +118,8 @@ struct StreamState: Sendable {
         lastReport = now
         feedbackCount &+= 1
         let losses = collector.losses()
+        // Until the next report: by then a frame re-sent in part is NACKed packet by packet.
+        nackedFrames = Set(losses.lazy.filter { $0.packetId == RTCPPackets.Loss.wholeFrame }.map(\.frameId))
         for loss in losses where loss.packetId != RTCPPackets.Loss.wholeFrame {
             nacked.insert(Int64(loss.frameId) << 16 | Int64(loss.packetId))
             for bit in 0..<8 where loss.following & (1 << bit) != 0 {

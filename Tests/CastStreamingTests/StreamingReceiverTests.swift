@@ -79,6 +79,28 @@ struct StreamingReceiverTests {
         #expect(receiver.figures(at: 43 * Self.ms).streams[0].duplicatePackets == 1)
     }
 
+    @Test("A frame lost whole is NACKed whole, and its packets that come again count as recovered")
+    func wholeFrameRecovered() throws {
+        var receiver = StreamingReceiver(streams: [Self.video], now: 0)
+        var sender = FramePacketizer(ssrc: 63938, key: Self.key, ivMask: Self.mask)
+        let frame0 = sender.packets(frameId: 0, plain: Self.frame(0, size: 1000, key: true), keyFrame: true, rtpTimestamp: 0)
+        let frame1 = sender.packets(frameId: 1, plain: Self.frame(1, size: 1000, key: false), keyFrame: false, rtpTimestamp: 3000)
+        let frame2 = sender.packets(frameId: 2, plain: Self.frame(2, size: 1000, key: false), keyFrame: false, rtpTimestamp: 6000)
+        _ = feed(&receiver, frame0[0], at: Self.ms)
+        // Frame 1 never comes; frame 2 does.
+        _ = feed(&receiver, frame2[0], at: 2 * Self.ms)
+        let timed = rtcp(receiver.advance(to: 40 * Self.ms))
+        #expect(timed.first?.losses == [RTCPPackets.Loss(frameId: 1, packetId: RTCPPackets.Loss.wholeFrame, following: 0)])
+        var again = frame1[0]
+        again[2] = 0x99
+        let recovered = feed(&receiver, again, at: 41 * Self.ms)
+        #expect(frames(recovered).map(\.frameId) == [1] && rtcp(recovered).first?.checkpoint == 2)
+        #expect(receiver.figures(at: 42 * Self.ms).streams[0].packetsRecovered == 1)
+        // Nothing else counts: frame 2 again is a duplicate, not a recovery.
+        _ = feed(&receiver, frame2[0], at: 43 * Self.ms)
+        #expect(receiver.figures(at: 43 * Self.ms).streams[0].packetsRecovered == 1)
+    }
+
     @Test("A Sender Report is answered at once with a report block quoting its NTP time; RTP of an unknown SSRC is not taken")
     func senderReports() throws {
         var receiver = StreamingReceiver(streams: [Self.video], now: 0)

@@ -266,7 +266,8 @@ def test_pictures_for_each_video_codec_cast_sender_offers(castsim_factory: Calla
 
 def test_the_lossy_network_example_passes_with_cast_sender(castsim_factory: Callable[..., CastsimDevice], tmp_path: Path) -> None:
     """scenarios/mirroring-lossy-network.json: 2 % of the datagrams dropped; cast_sender re-sends
-    what the NACKs ask for, and the example's expectations on the figures pass."""
+    what the NACKs ask for, and the example's expectations on the figures pass. A moving pattern:
+    frames of many packets, lost and NACKed in part, as on a real screen."""
     device = castsim_factory(extra_args=("--scenario", str(REPO_ROOT / "scenarios" / "mirroring-lossy-network.json")))
     video = moving_video(tmp_path / "pattern.mp4", seconds=20)
     log = tmp_path / "cast_sender.log"

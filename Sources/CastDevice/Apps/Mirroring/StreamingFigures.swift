@@ -24,7 +24,7 @@ public struct StreamingFigures: Sendable, Equatable {
         public var packetsReceived = 0
         /// Packets that never came (gaps in the RTP sequence numbers still open).
         public var packetsLost = 0
-        /// Packets asked for again (NACKed) that then came.
+        /// Packets asked for again (NACKed one by one, or with their whole frame) that then came.
         public var packetsRecovered = 0
         public var duplicatePackets = 0
         public var bytesReceived = 0
