@@ -66,7 +66,7 @@ struct StreamState: Sendable {
         if let delay = packet.newPlayoutDelay, delay > 0 { targetDelayMilliseconds = Int(delay) }
         track(sequence: packet.sequenceNumber, rtpTimestamp: packet.rtpTimestamp, at: now)
         let key = Int64(packet.frameId) << 16 | Int64(packet.packetId)
-        if nacked.remove(key) != nil || nackedFrames.contains(UInt8(truncatingIfNeeded: packet.frameId)) { recovered += 1 }
+        if nacked.remove(key) != nil || nackedFrames.contains(packet.frameId) { recovered += 1 }
         eventLog?.packetReceived(rtpTimestamp: packet.rtpTimestamp, packetId: packet.packetId, at: now)
         let before = collector.checkpoint
         let completed = collector.add(packet, payload: payload, at: now)

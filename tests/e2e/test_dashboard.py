@@ -477,3 +477,31 @@ def test_the_tv_shows_an_ad_break(castsim_factory: Callable[..., CastsimDevice],
         assert_console_clean(browser, "with an ad break")
     finally:
         sender.sock.close()
+
+
+def test_the_tv_shows_the_mirrored_picture(castsim_factory: Callable[..., CastsimDevice], browser: WebDriver,
+                                           tmp_path: Path) -> None:
+    """cast_sender mirrors a red video: the dashboard's TV shows castsim's picture of it (the PNG
+    fetched from the control API with the token), and its summary counts the video frames."""
+    from streaming_media import hex_color, two_color_video
+    from test_cast_streaming import log_tail, start_cast_sender
+
+    device = castsim_factory()
+    video = two_color_video(tmp_path / "red.mp4", first="red", second="red", switch_at=5, seconds=20, size=(640, 360))
+    log = tmp_path / "cast_sender.log"
+    driver = start_cast_sender(device, video, log, 12)
+    try:
+        open_dashboard(browser, device)
+        wait_until(lambda: attr(browser, "#tv-picture", "hidden") is None and attr(browser, "#tv-picture", "data-average-color"),
+                   timeout=30, what="the mirrored picture on the TV", details=lambda: log_tail(log))
+        red, green, blue = hex_color(attr(browser, "#tv-picture", "data-average-color") or "#000000")
+        assert red > 200 and green < 40 and blue < 40, (red, green, blue)
+        # Drawn from the PNG castsim made (320 pixels wide), not a placeholder.
+        assert browser.execute_script("return document.getElementById('tv-picture').naturalWidth") == 320
+        assert "video frames" in (text(browser, "#app-line") or ""), text(browser, "#app-line")
+        screenshot(browser, "8-mirroring")
+        assert_console_clean(browser, "while mirroring")
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        driver.communicate()

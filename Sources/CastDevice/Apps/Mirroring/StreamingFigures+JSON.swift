@@ -55,7 +55,8 @@ extension StreamingStream {
     }
 
     /// Every key of ``json``.
-    public static let keys: Set<String> = ["kind", "codec", "index", "senderSsrc", "receiverSsrc", "targetDelay"]
+    public static let keys: Set<String> = Set(StreamingStream(kind: .video, index: 0, codec: "", senderSsrc: 0, receiverSsrc: 0, rtpTimebase: 0,
+                                                              targetDelayMilliseconds: 0, aesKey: [], aesIvMask: [], channels: 0).json.keys)
 }
 
 extension StreamingEvent {
