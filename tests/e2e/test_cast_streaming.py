@@ -211,7 +211,9 @@ def test_cast_sender_streams_to_castsim(castsim_factory: Callable[..., CastsimDe
     # Acknowledged at once: the 5 ms budget is castsim-load streaming's, on a quiet machine;
     # here three tests and a sanitizer build share two cores.
     assert near_video["ackLatencyP99"] < 50 and near_video["checkpointLag"] <= 2, near_video
-    assert summary["kickstarts"] < 10, summary
+    # A stalled sender re-sends its newest packet every 20 ms (1,500 in 30 s); a late ACK on a
+    # loaded machine (the bound above allows 50 ms) costs one now and then: 12 in one CI run.
+    assert summary["kickstarts"] < 100, summary
     # castsim's receiver event logs (the OFFER asks for them): the sender's own statistics
     # count the packets castsim received and the network latency they took.
     for kind in ("video", "audio"):
