@@ -213,7 +213,7 @@ let package = Package(
         .executableTarget(name: "FuzzRecording", dependencies: ["CastScenario"], path: "Fuzz/FuzzRecording"),
         .testTarget(
             name: "CastWireTests",
-            dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
+            dependencies: ["CastWire", "CastDevice", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(
             name: "CastsimLoadTests",

@@ -218,7 +218,7 @@ package struct ControlRoutes: Sendable {
         let counts = try await simulator.journalCounts()
         let dropped = counts.seen - counts.kept
         let message = dropped > 0
-            ? result.message + " (the journal dropped its \(dropped) oldest message\(dropped == 1 ? "" : "s") past --journal-limit: they were not checked)"
+            ? result.message + " (the journal dropped its \(dropped) oldest message\(dropped == 1 ? "" : "s") past --journal-limit or --journal-mib: they were not checked)"
             : result.message
         return ControlResponse.json([
             "passed": .bool(result.passed), "count": .number(Double(result.count)), "expected": .string(result.expected),

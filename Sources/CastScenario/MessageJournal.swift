@@ -26,19 +26,21 @@ public struct JournalEntry: Sendable, Equatable {
     /// reader can ask for what came after the last it saw.
     public var sequence: Int
     public var time: SimTime
-    public var direction: Direction
+    // The one-byte fields follow the connections' tag byte: in this order an entry takes
+    // 120 bytes, not 136 (ten thousand of them are kept).
     /// The sender's connection (inbound), or every connection it was written to (outbound).
-    public var connections: [ConnectionID]
-    public var envelope: CastEnvelope
-    /// Why no handler took an inbound message; nil when one did.
-    public var unhandled: String?
+    public var connections: ConnectionList
+    public var direction: Direction
     /// The payload is text castsim encoded itself (the device's own messages): one line of
     /// valid JSON, exactly as `JSONValue.jsonText()` writes it, so a recording can copy it
     /// instead of parsing and encoding it again. False for what senders and a relay's
     /// upstream send, which may be anything.
     package var payloadIsOwnJSON: Bool
+    public var envelope: CastEnvelope
+    /// Why no handler took an inbound message; nil when one did.
+    public var unhandled: String?
 
-    package init(sequence: Int, time: SimTime, direction: Direction, connections: [ConnectionID], envelope: CastEnvelope,
+    package init(sequence: Int, time: SimTime, direction: Direction, connections: ConnectionList, envelope: CastEnvelope,
                  unhandled: String? = nil, payloadIsOwnJSON: Bool = false) {
         self.sequence = sequence
         self.time = time
@@ -57,6 +59,21 @@ public struct JournalEntry: Sendable, Equatable {
 
     public var payload: JSONValue? { envelope.utf8.flatMap { try? JSONValue.parse($0) } }
 
+    /// What keeping the entry costs, roughly: its own size and the text of its ids,
+    /// namespace and payload (why it was unhandled is not counted).
+    package var footprint: Int {
+        let payload = switch envelope.payload {
+        case .string(let text): text.utf8.count
+        case .binary(let data): data.count
+        }
+        return MemoryLayout<JournalEntry>.stride + envelope.sourceId.utf8.count + envelope.destinationId.utf8.count
+            + envelope.namespace.utf8.count + payload
+    }
+
+    /// What a slot holds once its entry is dropped: nothing on the heap.
+    static let vacant = JournalEntry(sequence: 0, time: .zero, direction: .inbound, connections: ConnectionList(ConnectionID(0)),
+                                     envelope: CastEnvelope(sourceId: "", destinationId: "", namespace: "", payload: .string("")))
+
     /// The inbound message as expectations see it.
     public var received: ReceivedMessage? {
         guard direction == .inbound, let connection = connections.first else { return nil }
@@ -64,40 +81,74 @@ public struct JournalEntry: Sendable, Equatable {
     }
 }
 
-/// The messages of both directions, newest last, bounded: past `limit` the oldest go. A
-/// device that runs for hours under a chatty sender holds a fixed amount, not every PING it
-/// ever got. It keeps what it is told (``ScenarioOutput/message(_:)``), numbered by the
-/// session that told it. Expectations keep their own evidence, so nothing they report
-/// depends on what is still here.
+/// The messages of both directions, newest last, bounded twice: past `limit` entries, or
+/// past `byteLimit` bytes of them, the oldest go. A device that runs for hours under a
+/// chatty sender holds a fixed amount, not every PING it ever got, and a sender sending
+/// 64 KiB payloads cannot make ten thousand of them cost 640 MiB. It keeps what it is told
+/// (``ScenarioOutput/message(_:)``), numbered by the session that told it. Expectations
+/// keep their own evidence, so nothing they report depends on what is still here.
 package struct MessageJournal: Sendable {
     /// How many messages a journal keeps unless told otherwise.
     package static let defaultLimit = 10_000
+    /// How many bytes of messages (``JournalEntry/footprint``) a journal keeps unless told
+    /// otherwise: about twice what ten thousand of a media session's messages take.
+    package static let defaultByteLimit = 8 << 20
 
     package let limit: Int
+    package let byteLimit: Int
     /// Messages of both directions since the journal was last cleared, kept or not.
     package private(set) var seenSinceClear = 0
     /// The sequence number of the newest entry.
     package private(set) var lastSequence = 0
+    /// The footprints of the entries kept.
+    package private(set) var bytes = 0
+    /// How many entries are kept.
+    package private(set) var count = 0
+    /// Slots for the entries: `count` of them from `start` on, wrapping; the others hold
+    /// ``JournalEntry/vacant``. Grown to at most `limit`, never by more (an array left to
+    /// double would reserve 16,384 slots for 10,000).
     private var ring: [JournalEntry] = []
-    /// Where the oldest entry is in `ring` once it is full.
+    /// Where the oldest entry is in `ring`.
     private var start = 0
 
-    package init(limit: Int = MessageJournal.defaultLimit) {
+    package init(limit: Int = MessageJournal.defaultLimit, byteLimit: Int = MessageJournal.defaultByteLimit) {
         self.limit = max(0, limit)
+        self.byteLimit = max(0, byteLimit)
     }
 
-    /// Keeps a message; entries come in the order of their numbers, one after another.
+    /// Keeps a message; entries come in the order of their numbers, one after another. The
+    /// newest is kept even when it alone is over `byteLimit`.
     package mutating func record(_ entry: JournalEntry) {
         lastSequence = entry.sequence
         seenSinceClear += 1
         guard limit > 0 else { return }
-        if ring.count < limit {
-            ring.append(entry)
-        } else {
-            ring[start] = entry
-            start = (start + 1) % limit
+        let footprint = entry.footprint
+        while count > 0, count == limit || bytes + footprint > byteLimit {
+            dropOldest()
         }
+        if count < ring.count {
+            ring[slot(count)] = entry
+        } else {
+            if start != 0 {
+                ring = entries
+                start = 0
+            }
+            if ring.count == ring.capacity { ring.reserveCapacity(min(limit, max(64, ring.count * 2))) }
+            ring.append(entry)
+        }
+        count += 1
+        bytes += footprint
     }
+
+    private mutating func dropOldest() {
+        bytes -= ring[start].footprint
+        ring[start] = .vacant
+        start = (start + 1) % ring.count
+        count -= 1
+    }
+
+    /// Where the entry `index` places after the oldest is.
+    private func slot(_ index: Int) -> Int { (start + index) % ring.count }
 
     /// Hears what the device says: its messages, and the news that one was unhandled.
     package mutating func hear(_ output: ScenarioOutput) {
@@ -111,36 +162,37 @@ package struct MessageJournal: Sendable {
     /// Notes why no handler took the inbound message numbered `sequence`, if it is still kept.
     package mutating func markUnhandled(_ sequence: Int, _ reason: String) {
         let back = lastSequence - sequence
-        guard back >= 0, back < ring.count else { return }
-        // Entries are contiguous by sequence: the newest is at start + count - 1.
-        let index = (start + ring.count - 1 - back) % ring.count
-        ring[index].unhandled = reason
+        guard back >= 0, back < count else { return }
+        // Entries are contiguous by sequence: the newest is `count - 1` places after the oldest.
+        ring[slot(count - 1 - back)].unhandled = reason
     }
 
     /// Forgets every entry; sequence numbers go on from where they were.
     package mutating func clear() {
         ring.removeAll(keepingCapacity: true)
         start = 0
+        count = 0
+        bytes = 0
         seenSinceClear = 0
     }
 
     /// Every entry kept, oldest first.
-    package var entries: [JournalEntry] { Array(ring[start...] + ring[..<start]) }
+    package var entries: [JournalEntry] { (0..<count).map { ring[slot($0)] } }
 
     /// The entries newer than `sequence`, oldest first, without copying the older ones.
     package func entries(after sequence: Int) -> [JournalEntry] {
-        guard !ring.isEmpty, lastSequence > sequence else { return [] }
-        let wanted = min(ring.count, lastSequence - sequence)
-        return (ring.count - wanted..<ring.count).map { ring[(start + $0) % ring.count] }
+        guard count > 0, lastSequence > sequence else { return [] }
+        let wanted = min(count, lastSequence - sequence)
+        return (count - wanted..<count).map { ring[slot($0)] }
     }
 
     /// The newest `count` entries that `matches` admits, oldest first, walking back from
     /// the newest without copying the rest.
-    package func newest(_ count: Int, where matches: (JournalEntry) -> Bool) -> [JournalEntry] {
+    package func newest(_ wanted: Int, where matches: (JournalEntry) -> Bool) -> [JournalEntry] {
         var found: [JournalEntry] = []
         var back = 0
-        while back < ring.count, found.count < count {
-            let entry = ring[(start + ring.count - 1 - back) % ring.count]
+        while back < count, found.count < wanted {
+            let entry = ring[slot(count - 1 - back)]
             if matches(entry) { found.append(entry) }
             back += 1
         }
@@ -149,7 +201,4 @@ package struct MessageJournal: Sendable {
 
     /// The inbound messages kept, oldest first.
     package var messages: [ReceivedMessage] { entries.compactMap(\.received) }
-
-    /// How many entries are kept.
-    package var count: Int { ring.count }
 }

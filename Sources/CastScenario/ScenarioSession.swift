@@ -123,7 +123,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         let payload = envelope.utf8.flatMap { try? JSONValue.parse($0) }
         let message = ReceivedMessage(time: self.now, connection: connection, envelope: envelope)
         receivedCount += 1
-        let sequence = tell(.inbound, envelope, connections: [connection])
+        let sequence = tell(.inbound, envelope, connections: ConnectionList(connection))
         observeExpectations(message, payload: payload)
         handling = (sequence, pending.count - 1)
         deliver(envelope, on: connection, payload: payload, sequence: sequence)
@@ -141,7 +141,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
                                   now: SimTime) -> [ScenarioOutput] {
         self.now = max(self.now, now)
         if direction == .inbound { receivedCount += 1 }
-        tell(direction, envelope, connections: connections)
+        tell(direction, envelope, connections: ConnectionList(connections))
         return drain()
     }
 
@@ -358,7 +358,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     /// Hands a device output on: a message is numbered and told.
     private mutating func pass(_ output: DeviceOutput) {
         switch output {
-        case .send(let envelope, let recipients): tell(.outbound, envelope, connections: recipients, ownJSON: true)
+        case .send(let envelope, let recipients): tell(.outbound, envelope, connections: ConnectionList(recipients), ownJSON: true)
         case .close(let connection, let reason): pending.append(.close(connection, reason: reason))
         case .log(let line): pending.append(.log(line))
         case .event(let event): pending.append(.event(event))
@@ -368,7 +368,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     /// Numbers a message and tells it; returns its number.
     @discardableResult
     /// `ownJSON`: the device's own output, whose payload its outbox encoded.
-    private mutating func tell(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: [ConnectionID],
+    private mutating func tell(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: ConnectionList,
                                ownJSON: Bool = false) -> Int {
         lastSequence += 1
         pending.append(.message(JournalEntry(sequence: lastSequence, time: now, direction: direction, connections: connections,

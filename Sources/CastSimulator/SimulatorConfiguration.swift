@@ -29,6 +29,9 @@ public struct SimulatorConfiguration: Sendable {
     /// How many of the senders' messages the journal keeps (the newest); expectations do
     /// not depend on it, only what ``CastSimulator/receivedMessages()`` can still show.
     public var journalLimit: Int = MessageJournal.defaultLimit
+    /// How many bytes of messages the journal keeps at most (roughly: each entry's size and
+    /// its text), whatever `journalLimit` says: ten thousand 64 KiB payloads would be 640 MiB.
+    public var journalByteLimit: Int = MessageJournal.defaultByteLimit
     /// The developer PKI whose device certificate answers device auth (`castsim` reads
     /// `certs/`); nil: one made in memory, once per process.
     public var developerPKI: DeveloperPKI?

@@ -75,7 +75,7 @@ package struct CastTestDevice {
         switch output {
         case .send(let envelope, let recipients):
             lastSequence += 1
-            return .message(JournalEntry(sequence: lastSequence, time: now, direction: .outbound, connections: recipients,
+            return .message(JournalEntry(sequence: lastSequence, time: now, direction: .outbound, connections: ConnectionList(recipients),
                                          envelope: envelope, unhandled: nil, payloadIsOwnJSON: true))
         case .close(let id, let reason): return .close(id, reason: reason)
         case .log(let line): return .log(line)
@@ -246,7 +246,7 @@ package struct SentMessage {
     package init?(_ output: ScenarioOutput) {
         guard case .message(let entry) = output, entry.direction == .outbound else { return nil }
         envelope = entry.envelope
-        to = entry.connections
+        to = Array(entry.connections)
         json = envelope.utf8.flatMap { try? JSONValue.parse($0) } ?? .null
     }
 

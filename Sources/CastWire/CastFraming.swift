@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import SwiftProtobuf
 
 /// The CASTV2 framing: a 4-byte big-endian body length, then a serialized `CastMessage`.
 public enum CastFraming {
@@ -13,19 +12,13 @@ public enum CastFraming {
 
     /// Parses one frame body. Required proto2 fields must be present.
     public static func parse(body: ByteBuffer) throws(CastWireError) -> CastEnvelope {
-        try parse(body: Array(body.readableBytesView))
+        guard body.readableBytes > 0 else { throw .emptyFrame }
+        return try CastMessageCodec.decode(body)
     }
 
     /// Parses one frame body. Required proto2 fields must be present.
     public static func parse(body: [UInt8]) throws(CastWireError) -> CastEnvelope {
-        guard !body.isEmpty else { throw .emptyFrame }
-        let message: Cast_Channel_CastMessage
-        do {
-            message = try Cast_Channel_CastMessage(serializedBytes: body)
-        } catch {
-            throw .invalidMessage(String(describing: error))
-        }
-        return try CastEnvelope(message)
+        try parse(body: ByteBuffer(bytes: body))
     }
 
     /// Serializes an envelope into a complete frame (header + body).
@@ -33,16 +26,11 @@ public enum CastFraming {
     public static func frame(_ envelope: CastEnvelope, allocator: ByteBufferAllocator = ByteBufferAllocator())
         throws(CastWireError) -> ByteBuffer
     {
-        let body: [UInt8]
-        do {
-            body = try envelope.castMessage.serializedBytes()
-        } catch {
-            throw .invalidMessage(String(describing: error))
-        }
-        guard body.count <= maxBodySize else { throw .frameTooLarge(declared: body.count) }
-        var buffer = allocator.buffer(capacity: headerSize + body.count)
-        buffer.writeInteger(UInt32(body.count), endianness: .big)
-        buffer.writeBytes(body)
+        let size = CastMessageCodec.bodySize(envelope)
+        guard size <= maxBodySize else { throw .frameTooLarge(declared: size) }
+        var buffer = allocator.buffer(capacity: headerSize + size)
+        buffer.writeInteger(UInt32(size), endianness: .big)
+        CastMessageCodec.write(envelope, into: &buffer)
         return buffer
     }
 }

@@ -29,6 +29,9 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .customLong("journal-limit"), help: "How many of the senders' messages castsim keeps to show (the newest); expectations and reports do not depend on it.")
     var journalLimit: Int = 10_000
 
+    @Option(name: .customLong("journal-mib"), help: "How many MiB of messages the journal keeps at most, whatever --journal-limit says (each message counts its text and about 200 bytes).")
+    var journalMiB: Int = MessageJournal.defaultByteLimit >> 20
+
     @Option(help: "A developer PKI directory (`castsim certs generate --out DIR`) whose device certificate answers device auth. Default: the repository's certs/, else one kept in the state directory ($XDG_STATE_HOME/castsim/certs or ~/.local/state/castsim/certs).")
     var certs: String?
 
@@ -58,6 +61,7 @@ struct DeviceOptions: ParsableArguments {
         _ = try redaction()
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): expected a port number 0-65535") }
         guard journalLimit >= 0 else { throw ValidationError("--journal-limit must be >= 0") }
+        guard (1...65536).contains(journalMiB) else { throw ValidationError("--journal-mib \(journalMiB): expected 1-65536 (MiB)") }
         if mdns == .off, !interfaces.isEmpty { throw ValidationError("--interface chooses where mDNS advertises; it makes no sense with --mdns off") }
         if let controlToken, controlToken.isEmpty { throw ValidationError("--control-token: expected a secret, got nothing") }
         if controlPort.port != nil, !ControlConfiguration.isLoopback(effectiveControlHost), controlToken == nil {
@@ -101,6 +105,7 @@ struct DeviceOptions: ParsableArguments {
         configuration.httpPort = httpPort.port
         configuration.httpsPort = httpsPort.port
         configuration.journalLimit = journalLimit
+        configuration.journalByteLimit = journalMiB << 20
         let (pki, origin) = try await PKILocation.resolve(given: certs)
         configuration.developerPKI = pki
         logger.info("device auth chains to the developer root in \(origin), SHA-256 \(pki.root.fingerprint)")

@@ -85,6 +85,28 @@ struct ControlAPITests {
         }
     }
 
+    @Test("journal: past its byte limit the oldest messages go, and the answer says it is not complete")
+    func journalByteLimit() async throws {
+        try await withControlledDevice(configure: { $0.clock = .manual; $0.journalByteLimit = 16 * 1024 }) { simulator, http in
+            let sender = try await CastTestSender.connect(to: simulator)
+            _ = try await sender.connectToReceiver()
+            // Unhandled 5 KB messages: three of them fill the 16 KiB.
+            let padding = String(repeating: "p", count: 5_000)
+            for id in 1...6 {
+                try await sender.send(to: CastEndpoint.platformReceiver, "urn:x-cast:com.example.big",
+                                      ["type": "BIG", "requestId": .number(Double(id)), "padding": .string(padding)])
+            }
+            _ = try await sender.request(CastNamespace.receiver, to: CastEndpoint.platformReceiver, ["type": "GET_STATUS"])
+            let reply = try await http.get("/api/v1/journal")
+            let kept = reply.json["messages"]?.arrayValue ?? []
+            let ids = kept.compactMap { $0["payload"]?["requestId"]?.intValue }
+            let types = kept.compactMap { $0["payload"]?["type"]?.stringValue }
+            #expect(reply.json["complete"] == false && reply.json["seen"]?.intValue ?? 0 >= 10)
+            #expect(types == ["BIG", "BIG", "GET_STATUS", "RECEIVER_STATUS"] && Array(ids.prefix(2)) == [5, 6], "\(types) \(ids)")
+            await sender.close()
+        }
+    }
+
     @Test("journal: both directions in order, filters, unhandled messages, clear")
     func journal() async throws {
         try await withControlledDevice { simulator, http in

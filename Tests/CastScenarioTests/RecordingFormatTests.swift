@@ -101,6 +101,19 @@ struct RecordingFormatTests {
         }
     }
 
+    @Test("A sender's payload is written sorted and compact, and a line written directly is the line of the event's value")
+    func senderPayloadsWritten() throws {
+        for (text, unhandled) in [(#"{ "type": "GET_STATUS",  "requestId": 7, "b": [1, 2.5, {"z": null, "a": true}] }"#, nil),
+                                  (#"{"type":"NOPE"}"#, "no handler for urn:x-cast:x"), ("not JSON\n", "unparseable"), (#""\u00e9""#, nil)] {
+            let message = RecordedMessage(direction: .inbound, connections: [ConnectionID(2)], envelope: CastEnvelope(
+                sourceId: "sender-0", destinationId: "receiver-0", namespace: "urn:x-cast:x", payload: .string(text)), unhandled: unhandled)
+            let event = Self.event(2.25, .message(message))
+            #expect(event.line() == Recording.line(event.json()), "\(text)")
+            // Read back, the payload is its sorted, compact text, which writes the same line.
+            #expect(try Recording.read(Data((Recording.line(Self.header.json) + event.line()).utf8)).events.map { $0.line() } == [event.line()])
+        }
+    }
+
     @Test("The session marks what the device encoded itself, and nothing a sender sent")
     func ownPayloadsMarked() throws {
         var device = try CastTestDevice(scenarioJSON: #"{"name": "plain"}"#)

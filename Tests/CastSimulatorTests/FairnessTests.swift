@@ -17,7 +17,7 @@ struct FairnessTests {
 
     @Test("A sender that floods requests and never reads is throttled, not fed; another sender's GET_STATUS stays fast")
     func flooderIsThrottled() async throws {
-        try await withCastSimulator(configure: { $0.journalLimit = 1_000_000 }) { simulator in
+        try await withCastSimulator(configure: { $0.journalLimit = 1_000_000; $0.journalByteLimit = .max }) { simulator in
             let flooder = try await CastTestSender.connect(to: simulator.castAddress, receiveBuffer: 4096)
             let transportId = try await flooder.launch()
             // Every media GET_STATUS is answered with a ~50 KB MEDIA_STATUS (the title twice).

@@ -184,7 +184,7 @@ def test_run_help_documents_every_option(castsim_bin: Path) -> None:
     for option in ["--name", "--model", "--uuid", "--host", "--port", "--http-port", "--https-port", "--log-level",
                    "--heartbeat-interval", "--idle-timeout", "--default-duration", "--audio-only", "--isolate-request-ids",
                    "--scenario", "--exit-when-done", "--timeout", "--report", "--junit", "--speed", "--manual-clock",
-                   "--journal-limit"]:
+                   "--journal-limit", "--journal-mib"]:
         assert option in result.stdout, f"{option} missing from castsim run --help"
 
 
@@ -228,6 +228,7 @@ def test_flags_out_of_range_are_refused(castsim_bin: Path) -> None:
          '--timeout "100000000000000000000000s" is longer than 87600h'),
         (["--speed", "1e300"], "--speed 1e+300: at most 1000000 times real time"),
         (["--journal-limit=-1"], "--journal-limit must be >= 0"),
+        (["--journal-mib=0"], "--journal-mib 0: expected 1-65536 (MiB)"),
     ]:
         result = run(castsim_bin, "run", *args)
         assert result.returncode != 0, args

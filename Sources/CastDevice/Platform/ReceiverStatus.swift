@@ -94,10 +94,20 @@ extension SimulatedDevice {
             receiverStatusCache = cached
         }
         let id = JSONValue.number(Double(requestId))
-        // Keys in the order jsonText() sorts them: requestId, status, type.
-        return JSONPayload(value: ["type": "RECEIVER_STATUS", "requestId": id, "status": cached.status],
-                           text: #"{"requestId":\#(id.jsonText()),"status":\#(cached.text),"type":"RECEIVER_STATUS"}"#)
+        let idText = id.jsonText()
+        // Keys in the order jsonText() sorts them: requestId, status, type. Put together in
+        // one buffer of the exact size: an interpolation grows its buffer by doubling, and
+        // this text is kept, with every spare byte, in the journal and the outbound queues.
+        var text = #"{"requestId":"#
+        text.reserveCapacity(text.utf8.count + idText.utf8.count + cached.text.utf8.count + Self.receiverStatusTail.utf8.count + 10)
+        text += idText
+        text += #","status":"#
+        text += cached.text
+        text += Self.receiverStatusTail
+        return JSONPayload(value: ["type": "RECEIVER_STATUS", "requestId": id, "status": cached.status], text: text)
     }
+
+    private static let receiverStatusTail = #","type":"RECEIVER_STATUS"}"#
 
     /// Tells every sender on `receiver-0` about a change, tagged with the id of the request
     /// that caused it (0 for unsolicited changes).

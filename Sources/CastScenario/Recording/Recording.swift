@@ -143,7 +143,7 @@ public struct RecordedMessage: Sendable, Equatable {
     }
 
     public init(_ entry: JournalEntry) {
-        self.init(direction: entry.direction, connections: entry.connections, envelope: entry.envelope, unhandled: entry.unhandled)
+        self.init(direction: entry.direction, connections: Array(entry.connections), envelope: entry.envelope, unhandled: entry.unhandled)
         payloadIsOwnJSON = entry.payloadIsOwnJSON
     }
 

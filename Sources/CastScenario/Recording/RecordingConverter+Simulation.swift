@@ -93,7 +93,7 @@ extension RecordingConverter {
         }
         if let last = events.last { take(session.advance(to: max(session.now, last.time)), &session) }
         return Simulation(segments: Self.segments(of: journal.entries.map {
-            (time: $0.time.seconds, direction: $0.direction, connections: $0.connections, envelope: $0.envelope)
+            (time: $0.time.seconds, direction: $0.direction, connections: Array($0.connections), envelope: $0.envelope)
         }), closed: closed)
     }
 

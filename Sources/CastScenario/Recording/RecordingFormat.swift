@@ -249,16 +249,22 @@ extension RecordedEvent {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the event's line. A message of the device's own (``RecordedMessage/payloadIsOwnJSON``)
-    /// is written straight into bytes, its payload copied rather than parsed and encoded
-    /// again: the same bytes as ``json(redacting:)`` gives, members in its sorted order, at a
-    /// fraction of the cost (a recording is mostly the device's statuses).
+    /// Appends the event's line. A message with a JSON payload is written straight into
+    /// bytes, in ``json(redacting:)``'s sorted member order and to the same bytes, without
+    /// building the event as a value first. The device's own payloads
+    /// (``RecordedMessage/payloadIsOwnJSON``) are copied as they are; a sender's is parsed
+    /// and written again, sorted and compact. A recording is mostly messages.
     package func appendLine(to output: inout [UInt8], redacting redaction: PayloadRedaction = .none) {
-        guard case .message(let message) = kind, message.payloadIsOwnJSON, message.unhandled == nil, redaction.isEmpty,
-              case .string(let payload) = message.envelope.payload else {
-            json(redacting: redaction).write(to: &output)
-            output.append(UInt8(ascii: "\n"))
-            return
+        guard case .message(let message) = kind, redaction.isEmpty, case .string(let text) = message.envelope.payload else {
+            return appendSlowLine(to: &output, redacting: redaction)
+        }
+        let payload: JSONValue?
+        if message.payloadIsOwnJSON {
+            payload = nil
+        } else {
+            // Text that is no JSON goes in the `text` member: the general path writes that.
+            guard let parsed = try? JSONValue.parse(text) else { return appendSlowLine(to: &output, redacting: redaction) }
+            payload = parsed
         }
         output.append(contentsOf: #"{"connections":["#.utf8)
         for (index, connection) in message.connections.enumerated() {
@@ -272,14 +278,23 @@ extension RecordedEvent {
         output.append(contentsOf: #","event":"message","namespace":"#.utf8)
         JSONValue.writeString(message.envelope.namespace, to: &output)
         output.append(contentsOf: #","payload":"#.utf8)
-        output.append(contentsOf: payload.utf8)
+        if let payload { payload.write(to: &output) } else { output.append(contentsOf: text.utf8) }
         output.append(contentsOf: #","source":"#.utf8)
         JSONValue.writeString(message.envelope.sourceId, to: &output)
         output.append(contentsOf: #","t":"#.utf8)
         JSONValue.writeNumber(time.seconds, to: &output)
+        if let unhandled = message.unhandled {
+            output.append(contentsOf: #","unhandled":"#.utf8)
+            JSONValue.writeString(unhandled, to: &output)
+        }
         output.append(contentsOf: #","wall":"#.utf8)
         JSONValue.writeString(ISOTime.text(milliseconds: wall), to: &output)
         output.append(contentsOf: "}\n".utf8)
+    }
+
+    private func appendSlowLine(to output: inout [UInt8], redacting redaction: PayloadRedaction) {
+        json(redacting: redaction).write(to: &output)
+        output.append(UInt8(ascii: "\n"))
     }
 }
 

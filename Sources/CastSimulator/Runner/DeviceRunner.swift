@@ -67,6 +67,7 @@ package final class DeviceRunner {
 
     init(loop: any EventLoop, session: ScenarioSession, clock: SimulationClock, logger: Logger, outboundQueueLimit: Int,
          authority: (any DeviceAuthority)? = nil, apps: AppRegistry = .builtIn, journalLimit: Int = MessageJournal.defaultLimit,
+         journalByteLimit: Int = MessageJournal.defaultByteLimit,
          relay: RelayConfiguration? = nil, host: String = "127.0.0.1") {
         self.loop = loop
         self.host = host
@@ -75,7 +76,7 @@ package final class DeviceRunner {
         self.clock = clock
         self.authority = authority
         self.apps = apps
-        journal = MessageJournal(limit: journalLimit)
+        journal = MessageJournal(limit: journalLimit, byteLimit: journalByteLimit)
         writer = ConnectionWriter(queueLimit: outboundQueueLimit)
         liveness = ConnectionLiveness(session.scenario.device, origin: loop.now)
         completion = loop.makePromise(of: Void.self)
@@ -100,6 +101,7 @@ package final class DeviceRunner {
         let runner = DeviceRunner(loop: loop, session: session, clock: SimulationClock(mode: configuration.clock),
                                   logger: configuration.logger, outboundQueueLimit: configuration.outboundQueueLimit,
                                   authority: authority, apps: configuration.apps, journalLimit: configuration.journalLimit,
+                                  journalByteLimit: configuration.journalByteLimit,
                                   relay: configuration.relay, host: configuration.host)
         runner.joinsHousehold = configuration.joinsHousehold
         runner.advanceToNow()
@@ -427,7 +429,7 @@ package final class DeviceRunner {
     }
 
     /// Frames the message once, then writes the same bytes to every recipient.
-    func write(_ envelope: CastEnvelope, to recipients: [ConnectionID]) {
+    func write(_ envelope: CastEnvelope, to recipients: some Collection<ConnectionID>) {
         let frame: ByteBuffer
         do {
             frame = try CastFraming.frame(envelope)

@@ -1,0 +1,258 @@
+import Foundation
+import NIOCore
+
+/// `CastMessage` (proto/cast_channel.proto) read from and written to bytes directly, an
+/// envelope at a time.
+///
+/// Every message of every sender passes here twice, and the generic protobuf runtime made
+/// each pass a detour: the body copied to an array, a `Cast_Channel_CastMessage` built from
+/// it and then copied field by field into an envelope; on the way out the reverse, and the
+/// serialized body copied once more into the frame. Here the fields go straight between the
+/// frame's bytes and the envelope, and the namespaces senders use all the time are the
+/// constants of ``CastNamespace``, not a fresh copy kept with each journal entry.
+///
+/// The rules are proto2's as SwiftProtobuf applies them (CastMessageCodecTests checks both
+/// agree, byte for byte and on what they refuse): the five required fields must be there;
+/// a field seen twice takes its last value; strings must be UTF-8; an enum value the proto
+/// does not know leaves the field unset; unknown fields (groups too) are skipped.
+package enum CastMessageCodec {
+    // Field numbers.
+    private static let protocolVersion: UInt64 = 1
+    private static let sourceId: UInt64 = 2
+    private static let destinationId: UInt64 = 3
+    private static let namespace: UInt64 = 4
+    private static let payloadType: UInt64 = 5
+    private static let payloadUtf8: UInt64 = 6
+    private static let payloadBinary: UInt64 = 7
+
+    // Wire types.
+    private static let varint: UInt64 = 0
+    private static let fixed64: UInt64 = 1
+    private static let lengthDelimited: UInt64 = 2
+    private static let startGroup: UInt64 = 3
+    private static let endGroup: UInt64 = 4
+    private static let fixed32: UInt64 = 5
+
+    /// The namespaces that arrive in nearly every message, as their UTF-8 and as the
+    /// constant a decoded envelope shares instead of a copy of its own.
+    private static let internedNamespaces: [(utf8: [UInt8], name: String)] = [
+        CastNamespace.heartbeat, CastNamespace.connection, CastNamespace.receiver, CastNamespace.media,
+        CastNamespace.deviceAuth, CastNamespace.multizone,
+    ].map { (Array($0.utf8), $0) }
+
+    // MARK: Reading
+
+    /// Reads one frame body.
+    package static func decode(_ body: ByteBuffer) throws(CastWireError) -> CastEnvelope {
+        let result = body.withUnsafeReadableBytes { bytes in
+            Result { () throws(CastWireError) -> CastEnvelope in
+                var reader = Reader(bytes: bytes)
+                return try reader.envelope()
+            }
+        }
+        return try result.get()
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var index = 0
+
+        mutating func envelope() throws(CastWireError) -> CastEnvelope {
+            var hasVersion = false
+            var source: String?
+            var destination: String?
+            var namespace: String?
+            var payloadType: UInt64?
+            var utf8Payload: String?
+            var binary: (start: Int, end: Int)?
+            while index < bytes.count {
+                let (field, wireType) = try tag()
+                // A field of the proto with a wire type not its own is not that field: it
+                // is skipped as one the proto lacks.
+                switch (field, wireType) {
+                case (protocolVersion, varint):
+                    // CASTV2_1_0 to CASTV2_1_3; the value is not kept: castsim answers in 1_0.
+                    if enumValue(try readVarint(), known: 0...3) != nil { hasVersion = true }
+                case (CastMessageCodec.sourceId, lengthDelimited): source = try text(in: lengthDelimitedRange(), field)
+                case (CastMessageCodec.destinationId, lengthDelimited): destination = try text(in: lengthDelimitedRange(), field)
+                case (CastMessageCodec.namespace, lengthDelimited): namespace = try internedNamespace(field)
+                case (CastMessageCodec.payloadType, varint):
+                    if let value = enumValue(try readVarint(), known: 0...1) { payloadType = value }
+                case (payloadUtf8, lengthDelimited): utf8Payload = try text(in: lengthDelimitedRange(), field)
+                case (payloadBinary, lengthDelimited): binary = try lengthDelimitedRange()
+                default: try skip(field, wireType)
+                }
+            }
+            guard hasVersion else { throw .invalidMessage("no protocol_version (field 1, required)") }
+            guard let source else { throw .invalidMessage("no source_id (field 2, required)") }
+            guard let destination else { throw .invalidMessage("no destination_id (field 3, required)") }
+            guard let namespace else { throw .invalidMessage("no namespace (field 4, required)") }
+            guard let payloadType else { throw .invalidMessage("no payload_type (field 5, required)") }
+            let payload: CastEnvelope.Payload
+            if payloadType == 0 {
+                guard let utf8Payload else { throw .invalidMessage("STRING payload without payload_utf8") }
+                payload = .string(utf8Payload)
+            } else {
+                guard let binary else { throw .invalidMessage("BINARY payload without payload_binary") }
+                payload = .binary(Data(UnsafeRawBufferPointer(rebasing: bytes[binary.start..<binary.end])))
+            }
+            guard !namespace.isEmpty else { throw .invalidMessage("empty namespace") }
+            return CastEnvelope(sourceId: source, destinationId: destination, namespace: namespace, payload: payload)
+        }
+
+        mutating func readVarint() throws(CastWireError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard index < bytes.count else { throw .invalidMessage("truncated varint") }
+                let byte = bytes[index]
+                index += 1
+                // The tenth byte holds the top bit only; a longer varint is malformed.
+                if shift == 63, byte > 1 { throw .invalidMessage("varint longer than 64 bits") }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+        }
+
+        mutating func tag() throws(CastWireError) -> (field: UInt64, wireType: UInt64) {
+            let tag = try readVarint()
+            guard tag <= UInt64(UInt32.max), tag >> 3 != 0 else { throw .invalidMessage("field tag \(tag) is not valid") }
+            guard tag & 7 <= 5 else { throw .invalidMessage("wire type \(tag & 7) does not exist") }
+            return (tag >> 3, tag & 7)
+        }
+
+        /// A singular enum field's value; nil (the field stays as it was) when the proto
+        /// does not know it, as proto2 keeps unknown values out of the message.
+        func enumValue(_ varint: UInt64, known: ClosedRange<Int32>) -> UInt64? {
+            let value = Int32(truncatingIfNeeded: varint)
+            return known.contains(value) ? UInt64(value) : nil
+        }
+
+        /// A length-delimited field's bytes, its tag read.
+        mutating func lengthDelimitedRange() throws(CastWireError) -> (start: Int, end: Int) {
+            let length = try readVarint()
+            guard length <= UInt64(bytes.count - index) else { throw .invalidMessage("a length-delimited field runs past the end of the message") }
+            let start = index
+            index += Int(length)
+            return (start, index)
+        }
+
+        func text(in range: (start: Int, end: Int), _ field: UInt64) throws(CastWireError) -> String {
+            guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.end]), as: UTF8.self) else {
+                throw .invalidMessage("field \(field) is not valid UTF-8")
+            }
+            return text
+        }
+
+        mutating func internedNamespace(_ field: UInt64) throws(CastWireError) -> String {
+            let range = try lengthDelimitedRange()
+            let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.end])
+            for known in internedNamespaces where known.utf8.count == utf8.count && known.utf8.elementsEqual(utf8) {
+                return known.name
+            }
+            return try text(in: range, field)
+        }
+
+        /// Steps over a field the proto does not have, a group with everything in it.
+        mutating func skip(_ field: UInt64, _ wireType: UInt64) throws(CastWireError) {
+            switch wireType {
+            case varint: _ = try readVarint()
+            case fixed64: try advance(8, field)
+            case lengthDelimited: _ = try lengthDelimitedRange()
+            case fixed32: try advance(4, field)
+            case startGroup:
+                // Nested groups are followed on a stack of their own, not by recursion.
+                var open = [field]
+                while let innermost = open.last {
+                    guard index < bytes.count else { throw .invalidMessage("group \(innermost) is not ended") }
+                    let (inner, innerType) = try tag()
+                    switch innerType {
+                    case endGroup:
+                        guard inner == innermost else { throw .invalidMessage("group \(innermost) ended as group \(inner)") }
+                        open.removeLast()
+                    case startGroup:
+                        // SwiftProtobuf's limit, as deep as a message may nest.
+                        guard open.count < 99 else { throw .invalidMessage("groups nested deeper than 99") }
+                        open.append(inner)
+                    default: try skip(inner, innerType)
+                    }
+                }
+            default: throw .invalidMessage("end of group \(field) outside any group")
+            }
+        }
+
+        mutating func advance(_ count: Int, _ field: UInt64) throws(CastWireError) {
+            guard bytes.count - index >= count else { throw .invalidMessage("field \(field) runs past the end of the message") }
+            index += count
+        }
+    }
+
+    // MARK: Writing
+
+    /// The body's size for `envelope`, as ``write(_:into:)`` writes it.
+    package static func bodySize(_ envelope: CastEnvelope) -> Int {
+        // protocol_version and payload_type: a tag byte and a one-byte value each.
+        4 + stringFieldSize(envelope.sourceId.utf8.count) + stringFieldSize(envelope.destinationId.utf8.count)
+            + stringFieldSize(envelope.namespace.utf8.count) + stringFieldSize(envelope.payloadByteCount)
+    }
+
+    /// Writes the body, fields in number order and every required field present, as the
+    /// protobuf runtimes do.
+    package static func write(_ envelope: CastEnvelope, into buffer: inout ByteBuffer) {
+        writeTag(protocolVersion, varint, into: &buffer)
+        buffer.writeInteger(UInt8(0))  // CASTV2_1_0
+        writeString(sourceId, envelope.sourceId, into: &buffer)
+        writeString(destinationId, envelope.destinationId, into: &buffer)
+        writeString(namespace, envelope.namespace, into: &buffer)
+        writeTag(payloadType, varint, into: &buffer)
+        switch envelope.payload {
+        case .string(let text):
+            buffer.writeInteger(UInt8(0))  // STRING
+            writeString(payloadUtf8, text, into: &buffer)
+        case .binary(let data):
+            buffer.writeInteger(UInt8(1))  // BINARY
+            writeTag(payloadBinary, lengthDelimited, into: &buffer)
+            writeVarint(UInt64(data.count), into: &buffer)
+            buffer.writeBytes(data)
+        }
+    }
+
+    private static func stringFieldSize(_ length: Int) -> Int { 1 + varintSize(UInt64(length)) + length }
+
+    private static func varintSize(_ value: UInt64) -> Int {
+        var size = 1
+        var rest = value >> 7
+        while rest > 0 { size += 1; rest >>= 7 }
+        return size
+    }
+
+    private static func writeTag(_ field: UInt64, _ wireType: UInt64, into buffer: inout ByteBuffer) {
+        writeVarint(field << 3 | wireType, into: &buffer)
+    }
+
+    private static func writeString(_ field: UInt64, _ text: String, into buffer: inout ByteBuffer) {
+        writeTag(field, lengthDelimited, into: &buffer)
+        writeVarint(UInt64(text.utf8.count), into: &buffer)
+        buffer.writeString(text)
+    }
+
+    private static func writeVarint(_ value: UInt64, into buffer: inout ByteBuffer) {
+        var rest = value
+        while rest >= 0x80 {
+            buffer.writeInteger(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        buffer.writeInteger(UInt8(rest))
+    }
+}
+
+extension CastEnvelope {
+    /// The payload's length in bytes, as it goes on the wire.
+    var payloadByteCount: Int {
+        switch payload {
+        case .string(let text): text.utf8.count
+        case .binary(let data): data.count
+        }
+    }
+}
