@@ -222,8 +222,11 @@ def test_cast_sender_streams_to_castsim(castsim_factory: Callable[..., CastsimDe
         assert 0 <= stats.get("AvgNetworkLatencyMs", -1) < 50 and 0 < stats.get("AvgFrameLatencyMs", 0) < 100, stats
     # The figures as expectations saw them: met, with the stream as evidence; never met,
     # with the nearest stream.
+    # Decided when met, while the sender streams (its 30 s), not at the 40 s window: the time
+    # counts from castsim's start, and on a machine busy with builds the sender's start-up
+    # and first frames took 15.02 s in one CI run, against 15 allowed before.
     met = report["100 video frames"]
-    assert met["passed"] and met["decidedAt"] < 15, met
+    assert met["passed"] and met["decidedAt"] < 30, met
     assert met["evidence"][0]["payload"]["framesReceived"] >= 100 and met["evidence"][0]["payload"]["kind"] == "video", met
     assert report["audio keeps up"]["passed"], report["audio keeps up"]
     h264 = report["an H.264 stream"]

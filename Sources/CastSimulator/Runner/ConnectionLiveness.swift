@@ -39,9 +39,15 @@ struct ConnectionLiveness {
         schedule.takeDue(at: seconds(at: wall))
     }
 
+    /// When the earliest connection is due, on the real clock.
+    private var earliestDue: NIODeadline? { schedule.earliest.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded(.up))) } }
+
+    /// Whether the wake-up is set for the earliest connection already.
+    var isWakeUpCurrent: Bool { wakeUp.isSet(for: earliestDue) }
+
     /// Wakes `fire` on `loop` when the earliest connection is due.
     mutating func scheduleWakeUp(on loop: any EventLoop, _ fire: @escaping () -> Void) {
-        wakeUp.set(schedule.earliest.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded(.up))) }, on: loop, fire)
+        wakeUp.set(earliestDue, on: loop, fire)
     }
 
     /// The wake-up fired: nothing is scheduled until the next ``scheduleWakeUp(on:_:)``.

@@ -7,6 +7,10 @@ struct WakeUp {
     private var scheduled: Scheduled<Void>?
     private var deadline: NIODeadline?
 
+    /// Whether the timer is set for `target` already (or unset, for nil): then ``set(_:on:_:)``
+    /// would do nothing, and the closure it takes need not be made (an allocation).
+    func isSet(for target: NIODeadline?) -> Bool { target == deadline }
+
     /// Fires `fire` at `target` (nothing for nil), unless the timer is set for it already.
     mutating func set(_ target: NIODeadline?, on loop: any EventLoop, _ fire: @escaping () -> Void) {
         guard target != deadline else { return }
