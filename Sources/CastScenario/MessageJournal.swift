@@ -62,12 +62,8 @@ public struct JournalEntry: Sendable, Equatable {
     /// What keeping the entry costs, roughly: its own size and the text of its ids,
     /// namespace and payload (why it was unhandled is not counted).
     package var footprint: Int {
-        let payload = switch envelope.payload {
-        case .string(let text): text.utf8.count
-        case .binary(let data): data.count
-        }
-        return MemoryLayout<JournalEntry>.stride + envelope.sourceId.utf8.count + envelope.destinationId.utf8.count
-            + envelope.namespace.utf8.count + payload
+        MemoryLayout<JournalEntry>.stride + envelope.sourceId.utf8.count + envelope.destinationId.utf8.count
+            + envelope.namespace.utf8.count + envelope.payloadByteCount
     }
 
     /// What a slot holds once its entry is dropped: nothing on the heap.

@@ -28,6 +28,14 @@ public struct CastEnvelope: Sendable, Equatable {
         CastEnvelope(sourceId: destinationId, destinationId: sourceId, namespace: namespace, payload: payload)
     }
 
+    /// The payload's length in bytes, as it goes on the wire.
+    public var payloadByteCount: Int {
+        switch payload {
+        case .string(let text): text.utf8.count
+        case .binary(let data): data.count
+        }
+    }
+
     /// The text of a STRING payload, nil for BINARY.
     public var utf8: String? {
         if case .string(let text) = payload { return text }

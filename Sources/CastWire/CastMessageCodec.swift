@@ -246,13 +246,3 @@ package enum CastMessageCodec {
         buffer.writeInteger(UInt8(rest))
     }
 }
-
-extension CastEnvelope {
-    /// The payload's length in bytes, as it goes on the wire.
-    var payloadByteCount: Int {
-        switch payload {
-        case .string(let text): text.utf8.count
-        case .binary(let data): data.count
-        }
-    }
-}
