@@ -12,15 +12,15 @@
 #   scripts/bench.sh check-allocations
 #                                     the hot paths of both targets, allocations alone: exact
 #                                     run to run, so safe on a busy machine (what
-#                                     scripts/test.sh, and so CI, runs, from the release build
-#                                     its tests use)
+#                                     scripts/test.sh, and so CI, runs). From the release build
+#                                     the tests use (`swift build -c release --build-tests`,
+#                                     nothing to do when CI has built it), by running the
+#                                     benchmark executables themselves: scripts/check-allocations.py
 #   scripts/bench.sh update           run the hot paths of both targets and rewrite the
 #                                     thresholds (commit them with the change that moved
 #                                     them, and say why)
-#   scripts/bench.sh build            only build the benchmarks check-allocations runs
-#                                     (release), so that a later run finds them built (the
-#                                     plugin builds its own BenchmarkTool, in debug, whatever
-#                                     is built before)
+#   scripts/bench.sh build            only build the benchmarks (release, as the plugin
+#                                     builds them for run, check and update)
 #
 # The hot paths are the benchmarks named core.*, scenario.*, wire.* and runtime.embedded-*.
 # Allowed deviations are in Benchmarks/Support (Tolerance): +25 % allocations, +200 % wall
@@ -42,7 +42,8 @@ check)
     swift package benchmark thresholds check "${all[@]}" "${select[@]}" --metric mallocCountTotal --metric wallClock
     ;;
 check-allocations)
-    swift package benchmark thresholds check "${all[@]}" "${select[@]}" --metric mallocCountTotal
+    swift build -c release --build-tests
+    python3 scripts/check-allocations.py "$(swift build -c release --show-bin-path)" "$hot"
     ;;
 update)
     swift package --allow-writing-to-package-directory benchmark thresholds update "${all[@]}" "${select[@]}" \

@@ -12,7 +12,9 @@
 #   which scripts/release.sh links again with the Swift runtime inside; the end-to-end and
 #   Python tests run that shipped binary. (A debug build for the tests beside a release
 #   build for the artifacts and benchmarks would compile NIO, TLS and HTTP twice: some 9
-#   CPU-minutes more than the 15 minutes hold.)
+#   CPU-minutes more than the 15 minutes hold.) Nothing may build any part again with
+#   other flags: the benchmarks' allocations are read from these very executables, and
+#   the test targets are compiled without optimization in this build (Package.swift).
 # - the sanitizer build (fuzzing) runs at the lowest CPU priority beside the end-to-end,
 #   Python and release tests, which mostly wait on sockets and subprocesses: it takes only
 #   the CPU those leave idle;
@@ -49,11 +51,10 @@ stage "swift test" swift test -c release --skip-build --skip "FairnessTests|Chur
 stage "swift test: FairnessTests (alone)" swift test -c release --skip-build --filter FairnessTests
 stage "swift test: ChurnTests (alone)" swift test -c release --skip-build --filter ChurnTests
 
-# Beside the tests that mostly wait on sockets and subprocesses: the wheel and tarball
-# as a user without Swift meets them, and the core's allocation counts (exact run to
-# run, so a busy machine does not change them) after package-benchmark's tool is built.
-stage_start "the benchmarks' allocations (nice 19; scripts/bench.sh)" \
-    nice -n 19 bash -c 'scripts/bench.sh build && scripts/bench.sh check-allocations'
+# The core's allocation counts (exact run to run), from the benchmark executables this
+# release build made (scripts/check-allocations.py): seconds, not package-benchmark's
+# plugin, which compiles the modules again without -enable-testing and its tool from source.
+stage "the benchmarks' allocations (scripts/bench.sh check-allocations)" scripts/bench.sh check-allocations
 stage_wait "Python virtualenv, chromium (scripts/e2e-setup.sh)"
 stage_start "release artifacts without Swift (scripts/release-test.sh)" scripts/release-test.sh --no-build
 stage "end-to-end, the release binary (pychromecast, zeroconf, avahi, catt, chromium)" \
@@ -62,11 +63,5 @@ stage "the Python package: client and pytest plugin (python/)" \
     bash -c 'cd python && CASTSIM_BIN="$1" ../.venv-e2e/bin/python -m pytest -q -n "$2"' _ "${castsim}" "${E2E_WORKERS}"
 stage_wait "release artifacts without Swift (scripts/release-test.sh)"
 
-# Fuzzing runs for a fixed time, so it goes first: the allocation counts, still at the
-# lowest priority, are the same however long they wait for a core.
 stage_wait "sanitizer build of the fuzz targets (nice 19)"
-# At the benchmarks' priority: each target runs for a fixed time whatever CPU it gets, and
-# at normal priority it would stop the allocation counts, the run's last stage, for its
-# whole minute.
-stage "fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)" nice -n 19 scripts/fuzz.sh run "${FUZZ_SECONDS}"
-stage_wait "the benchmarks' allocations (nice 19; scripts/bench.sh)"
+stage "fuzzing (${FUZZ_SECONDS} s per target, two at a time)" scripts/fuzz.sh run "${FUZZ_SECONDS}"

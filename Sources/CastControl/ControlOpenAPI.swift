@@ -12,7 +12,7 @@ enum ControlOpenAPI {
 
     private static func base() -> JSONValue {
         do {
-            return try JSONValue.parse(ControlAssets.openAPIBase, limits: .document)
+            return try JSONValue.parse(Array(ControlAssets.openAPIBase.utf8), limits: .document)
         } catch {
             preconditionFailure("Assets/openapi.json is not JSON: \(error)")
         }

@@ -2,7 +2,7 @@ import CastDevice
 import CastWire
 
 /// The JSON Schema of scenario files, as `castsim schema` prints it: the scenario's own
-/// grammar (`Schema/scenario.schema.json`, the one place it is written) with every app's
+/// grammar (`Assets/scenario.schema.json`, the one place it is written) with every app's
 /// sections, timeline actions and definitions put in (``AppSchema``). The timeline step is
 /// made from the actions (`$defs/action`), and so is the control API's `act` body, so an
 /// action is defined once.
@@ -10,9 +10,9 @@ package enum ScenarioSchema {
     /// The scenario's own grammar, as written.
     static let base: JSONValue = {
         do {
-            return try JSONValue.parse(PackageResources.scenario_schema_json, limits: .document)
+            return try JSONValue.parse(Array(EmbeddedAssets.scenario_schema_json.utf8), limits: .document)
         } catch {
-            preconditionFailure("Schema/scenario.schema.json is not JSON: \(error)")
+            preconditionFailure("Assets/scenario.schema.json is not JSON: \(error)")
         }
     }()
 

@@ -429,7 +429,7 @@ package final class DeviceRunner {
             }
         }
         scheduleWakeUps()
-        if !completed, readSession { $0.isComplete } {
+        if !completed, readSession({ $0.isComplete }) {
             completed = true
             completion.succeed()
         }
