@@ -197,8 +197,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
-            path: "Benchmarks/CastsimCoreBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            path: "Benchmarks/CastsimCoreBenchmarks"
         ),
         .executableTarget(
             name: "castsim-benchmarks",
@@ -208,8 +207,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
-            path: "Benchmarks/CastsimBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            path: "Benchmarks/CastsimBenchmarks"
         ),
         // libFuzzer targets, built by scripts/fuzz.sh with `--sanitize=fuzzer`; in a plain
         // build each is an executable that does nothing.

@@ -12,10 +12,11 @@
 #   scripts/bench.sh check-allocations
 #                                     the hot paths of both targets, allocations alone: exact
 #                                     run to run, so safe on a busy machine (what
-#                                     scripts/test.sh, and so CI, runs). From the release build
-#                                     the tests use (`swift build -c release --build-tests`,
-#                                     nothing to do when CI has built it), by running the
-#                                     benchmark executables themselves: scripts/check-allocations.py
+#                                     scripts/test.sh, and so CI, runs). Run after `swift build
+#                                     -c release --build-tests`: it runs the benchmark
+#                                     executables that build made (scripts/check-allocations.py)
+#                                     and builds nothing (a second `swift build` there relinked
+#                                     and recompiled parts for 90 s)
 #   scripts/bench.sh update           run the hot paths of both targets and rewrite the
 #                                     thresholds (commit them with the change that moved
 #                                     them, and say why)
@@ -42,7 +43,6 @@ check)
     swift package benchmark thresholds check "${all[@]}" "${select[@]}" --metric mallocCountTotal --metric wallClock
     ;;
 check-allocations)
-    swift build -c release --build-tests
     python3 scripts/check-allocations.py "$(swift build -c release --show-bin-path)" "$hot"
     ;;
 update)
