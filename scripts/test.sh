@@ -15,9 +15,9 @@
 #   CPU-minutes more than the 15 minutes hold.) Nothing may build any part again with
 #   other flags: the benchmarks' allocations are read from these very executables, and
 #   the test targets are compiled without optimization in this build (Package.swift).
-# - the sanitizer build (fuzzing) runs at the lowest CPU priority beside the end-to-end,
-#   Python and release tests, which mostly wait on sockets and subprocesses: it takes only
-#   the CPU those leave idle;
+# - the sanitizer build and the fuzzing run at the lowest CPU priority beside the Swift,
+#   end-to-end, Python and release tests, which mostly wait on sockets and subprocesses:
+#   they take only the CPU those leave idle;
 # - the fuzz targets run two at a time, one per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,9 +38,12 @@ stage "Avahi and D-Bus for the discovery tests (scripts/avahi-setup.sh)" scripts
 stage_start "Python virtualenv, chromium (scripts/e2e-setup.sh)" scripts/e2e-setup.sh
 stage "swift build -c release --build-tests" swift build -c release --build-tests
 # From here on, at the lowest priority, in its own scratch folder (no wait for the release
-# build's lock): the build fuzzing needs. It takes the CPU the tests leave idle; beside a
-# test at normal priority it gets about 1/70 of a core.
-stage_start "sanitizer build of the fuzz targets (nice 19)" nice -n 19 scripts/fuzz.sh build
+# build's lock): the build fuzzing needs, then the fuzzing. They take the CPU the tests
+# leave idle; beside a test at normal priority they get about 1/70 of a core. Each fuzz
+# target runs for a fixed time whatever CPU it gets, so the run ends with the tests
+# rather than 35 s after them.
+stage_start "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)" \
+    nice -n 19 bash -c 'scripts/fuzz.sh build && scripts/fuzz.sh run "$1"' _ "${FUZZ_SECONDS}"
 stage "release artifacts (scripts/release.sh --no-build)" scripts/release.sh --no-build
 castsim="$(pwd)/$(ls -d dist/castsim-*/ | head -1)castsim"
 
@@ -62,6 +65,4 @@ stage "end-to-end, the release binary (pychromecast, zeroconf, avahi, catt, chro
 stage "the Python package: client and pytest plugin (python/)" \
     bash -c 'cd python && CASTSIM_BIN="$1" ../.venv-e2e/bin/python -m pytest -q -n "$2"' _ "${castsim}" "${E2E_WORKERS}"
 stage_wait "release artifacts without Swift (scripts/release-test.sh)"
-
-stage_wait "sanitizer build of the fuzz targets (nice 19)"
-stage "fuzzing (${FUZZ_SECONDS} s per target, two at a time)" scripts/fuzz.sh run "${FUZZ_SECONDS}"
+stage_wait "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)"
