@@ -44,20 +44,23 @@ stage "swift build -c release --build-tests" swift build -c release --build-test
 # rather than 35 s after them.
 stage_start "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)" \
     nice -n 19 bash -c 'scripts/fuzz.sh build && scripts/fuzz.sh run "$1"' _ "${FUZZ_SECONDS}"
-stage "release artifacts (scripts/release.sh --no-build)" scripts/release.sh --no-build
-castsim="$(pwd)/$(ls -d dist/castsim-*/ | head -1)castsim"
+# Beside the Swift tests, which leave a core idle: packaging castsim, and the core's
+# allocation counts (exact run to run, so the tests beside them do not change them), from
+# the benchmark executables this release build made (scripts/check-allocations.py: seconds;
+# package-benchmark's plugin would compile the modules again without -enable-testing).
+stage_start "release artifacts (scripts/release.sh --no-build)" scripts/release.sh --no-build
+stage_start "the benchmarks' allocations (scripts/bench.sh check-allocations)" scripts/bench.sh check-allocations
 
 stage "swift test" swift test -c release --skip-build --skip "FairnessTests|ChurnTests"
+stage_wait "the benchmarks' allocations (scripts/bench.sh check-allocations)"
+stage_wait "release artifacts (scripts/release.sh --no-build)"
+castsim="$(pwd)/$(ls -d dist/castsim-*/ | head -1)castsim"
 # These measure latency while one sender misbehaves, and the process's descriptors and
 # memory after connections come and go: without other tests, so that suites running in
 # parallel neither take the cores they time nor allocate the memory they count.
 stage "swift test: FairnessTests (alone)" swift test -c release --skip-build --filter FairnessTests
 stage "swift test: ChurnTests (alone)" swift test -c release --skip-build --filter ChurnTests
 
-# The core's allocation counts (exact run to run), from the benchmark executables this
-# release build made (scripts/check-allocations.py): seconds, not package-benchmark's
-# plugin, which compiles the modules again without -enable-testing and its tool from source.
-stage "the benchmarks' allocations (scripts/bench.sh check-allocations)" scripts/bench.sh check-allocations
 stage_wait "Python virtualenv, chromium (scripts/e2e-setup.sh)"
 stage_start "release artifacts without Swift (scripts/release-test.sh)" scripts/release-test.sh --no-build
 stage "end-to-end, the release binary (pychromecast, zeroconf, avahi, catt, chromium)" \
