@@ -33,10 +33,6 @@ build=(swift build --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzze
 # product after the first compiles and links only itself.
 export SWIFT_DETERMINISTIC_HASHING=1
 
-# The build prints "multiple definition of 'main'" link errors for BenchmarkBoilerplateGenerator:
-# SwiftPM builds package-benchmark's plugin tool too, with libFuzzer (which brings its own
-# main) linked in. That tool is no fuzz target's dependency; the products are built anyway
-# and `swift build` exits 0, so those lines are noise, not a failure.
 build_targets() {
     local target
     # One product per `swift build` (it takes one --product); after the first, each
