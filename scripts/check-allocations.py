@@ -79,7 +79,7 @@ def main():
                     verdict = "MORE than the threshold allows"
                 elif count < threshold * (1 - TOLERANCE):
                     verdict = "fewer: update the threshold (scripts/bench.sh update)"
-                print(f"{target:26} {name:42} {count:>9.0f} allocations, threshold {threshold:>9} (±25 %): {verdict}")
+                print(f"{target:26} {name:42} {count:>9.0f} allocations, threshold {threshold:>9} (±{TOLERANCE:.0%}): {verdict}")
                 if verdict != "ok":
                     problems.append(f"{target} {name}: {count:.0f} allocations against {threshold}: {verdict}")
     if problems:
