@@ -42,4 +42,12 @@ public struct ConnectionList: RandomAccessCollection, Sendable, Hashable, Expres
     }
 
     public var description: String { Array(self).description }
+
+    /// What the list keeps on the heap: nothing for one connection, held inline.
+    var heapBytes: Int {
+        switch storage {
+        case .one: 0
+        case .many(let connections): connections.count * MemoryLayout<ConnectionID>.stride
+        }
+    }
 }

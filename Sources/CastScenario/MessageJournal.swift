@@ -59,11 +59,12 @@ public struct JournalEntry: Sendable, Equatable {
 
     public var payload: JSONValue? { envelope.utf8.flatMap { try? JSONValue.parse($0) } }
 
-    /// What keeping the entry costs, roughly: its own size and the text of its ids,
-    /// namespace and payload (why it was unhandled is not counted).
+    /// What keeping the entry costs, roughly: its own size, the text of its ids, namespace
+    /// and payload, and the list of a message to many connections (a broadcast to a thousand
+    /// senders names 8 KB of them, ten times its status); why it was unhandled is not counted.
     package var footprint: Int {
         MemoryLayout<JournalEntry>.stride + envelope.sourceId.utf8.count + envelope.destinationId.utf8.count
-            + envelope.namespace.utf8.count + envelope.payloadByteCount
+            + envelope.namespace.utf8.count + envelope.payloadByteCount + connections.heapBytes
     }
 
     /// What a slot holds once its entry is dropped: nothing on the heap.

@@ -29,7 +29,7 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .customLong("journal-limit"), help: "How many of the senders' messages castsim keeps to show (the newest); expectations and reports do not depend on it.")
     var journalLimit: Int = 10_000
 
-    @Option(name: .customLong("journal-mib"), help: "How many MiB of messages the journal keeps at most, whatever --journal-limit says (each message counts its text and about 200 bytes).")
+    @Option(name: .customLong("journal-mib"), help: "How many MiB of messages the journal keeps at most, whatever --journal-limit says (each message counts its text, about 200 bytes, and 8 bytes for each connection a broadcast went to).")
     var journalMiB: Int = MessageJournal.defaultByteLimit >> 20
 
     @Option(help: "A developer PKI directory (`castsim certs generate --out DIR`) whose device certificate answers device auth. Default: the repository's certs/, else one kept in the state directory ($XDG_STATE_HOME/castsim/certs or ~/.local/state/castsim/certs).")

@@ -220,7 +220,11 @@ struct ReceiverStatusTextTests {
         getStatus(9)
         _ = device.apply(.setDeviceVolume(level: nil, muted: true))
         getStatus(10)
-        #expect(texts.count == 8)
+        // Ids written as digits, on either side of where the number's own writer takes over.
+        getStatus(4_294_967_296)
+        getStatus(1_000_000_000_000_007)
+        #expect(texts.count == 10)
+        #expect(texts[8].hasPrefix(#"{"requestId":4294967296,"#) && texts[9].hasPrefix(#"{"requestId":1000000000000007,"#))
         #expect(texts[0].replacingOccurrences(of: #""requestId":1"#, with: #""requestId":2"#) == texts[1])
         #expect(texts[2].contains(#""level":0.3"#) && !texts[1].contains(#""level":0.3"#))
         #expect(texts[3].contains(#""appId":"CC1AD845""#) && texts[3].contains(#""senderConnected":true"#))

@@ -35,6 +35,18 @@ struct MessageJournalTests {
         #expect(journal.entries.map(\.sequence) == [31])
     }
 
+    @Test("A message to many connections counts its list against the byte limit: a broadcast to a thousand senders is not 900 bytes")
+    func manyConnectionsCounted() {
+        let one = Self.entry(1, payloadBytes: 800).footprint
+        let thousand = ConnectionList((1...1000).map { ConnectionID(UInt64($0)) })
+        let broadcast = Self.entry(1, payloadBytes: 800, connections: thousand).footprint
+        #expect(broadcast == one + 1000 * MemoryLayout<ConnectionID>.stride)
+        #expect(Self.entry(1, payloadBytes: 800, connections: [ConnectionID(1), ConnectionID(2)]).footprint == one + 16)
+        var journal = MessageJournal(limit: 10_000, byteLimit: broadcast * 10)
+        for sequence in 1...50 { journal.record(Self.entry(sequence, payloadBytes: 800, connections: thousand)) }
+        #expect(journal.count == 10 && journal.entries.map(\.sequence) == Array(41...50))
+    }
+
     @Test("Small messages after big ones grow the journal again, oldest first")
     func growsAfterDrops() {
         let footprint = Self.entry(1, payloadBytes: 1_000).footprint

@@ -238,7 +238,7 @@ struct RecordingConverterTests {
             var event = event
             switch event.kind {
             case .message(var message):
-                message.connections = message.connections.map { ConnectionID($0.rawValue + 2) }
+                message.connections = ConnectionList(message.connections.map { ConnectionID($0.rawValue + 2) })
                 event.kind = .message(message)
             case .connected(let id, let peer): event.kind = .connected(ConnectionID(id.rawValue + 2), peer: peer)
             case .disconnected(let id, let how): event.kind = .disconnected(ConnectionID(id.rawValue + 2), how: how)

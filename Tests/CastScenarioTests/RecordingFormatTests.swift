@@ -187,6 +187,12 @@ struct RecordingFormatTests {
             #expect(ISOTime.milliseconds(text) == milliseconds, "\(text)")
         }
         #expect(ISOTime.text(milliseconds: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
+        #expect(ISOTime.text(milliseconds: 1_764_072_000_123) == "2025-11-25T12:00:00.123Z")
+        #expect(ISOTime.text(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+        // JavaScript's Date ends: a sign and six digits outside years 0 to 9999.
+        #expect(ISOTime.text(milliseconds: 8_640_000_000_000_000) == "+275760-09-13T00:00:00.000Z")
+        #expect(ISOTime.text(milliseconds: -8_640_000_000_000_000) == "-271821-04-20T00:00:00.000Z")
+        #expect(ISOTime.text(milliseconds: -62_198_755_200_000) == "-000001-01-01T00:00:00.000Z")
     }
 
     @Test("docs/recording.schema.json knows every event kind and member the writer writes")

@@ -40,10 +40,9 @@ struct ReceiverStatusInputs: Equatable {
     }
 }
 
-/// The last RECEIVER_STATUS `status` built, what it was built from, and its text.
+/// What the last RECEIVER_STATUS `status` was built from, and its text.
 struct ReceiverStatusCache {
     var inputs: ReceiverStatusInputs
-    var status: JSONValue
     var text: String
 }
 
@@ -89,12 +88,11 @@ extension SimulatedDevice {
         if let last = receiverStatusCache, last.inputs == inputs {
             cached = last
         } else {
-            let status = inputs.status
-            cached = ReceiverStatusCache(inputs: inputs, status: status, text: status.jsonText())
+            cached = ReceiverStatusCache(inputs: inputs, text: inputs.status.jsonText())
             receiverStatusCache = cached
         }
-        let id = JSONValue.number(Double(requestId))
-        let idText = id.jsonText()
+        // An id as jsonText() writes the number: digits alone, up to 10^15 (ids are far smaller).
+        let idText = abs(requestId) < 1_000_000_000_000_000 ? String(requestId) : JSONValue.number(Double(requestId)).jsonText()
         // Keys in the order jsonText() sorts them: requestId, status, type. Put together in
         // one buffer of the exact size: an interpolation grows its buffer by doubling, and
         // this text is kept, with every spare byte, in the journal and the outbound queues.
@@ -104,7 +102,7 @@ extension SimulatedDevice {
         text += #","status":"#
         text += cached.text
         text += Self.receiverStatusTail
-        return JSONPayload(value: ["type": "RECEIVER_STATUS", "requestId": id, "status": cached.status], text: text)
+        return JSONPayload(text: text)
     }
 
     private static let receiverStatusTail = #","type":"RECEIVER_STATUS"}"#

@@ -127,15 +127,16 @@ public struct RecordedEvent: Sendable, Equatable {
 /// A Cast message, in either direction.
 public struct RecordedMessage: Sendable, Equatable {
     public var direction: JournalEntry.Direction
-    /// The sender's connection (inbound), or every connection the device wrote it to.
-    public var connections: [ConnectionID]
+    /// The sender's connection (inbound), or every connection the device wrote it to: as
+    /// the journal keeps them, so recording a message makes no array.
+    public var connections: ConnectionList
     public var envelope: CastEnvelope
     /// Why no handler took an inbound message.
     public var unhandled: String?
     /// As ``JournalEntry/payloadIsOwnJSON``: set only while recording, never read from a file.
     package var payloadIsOwnJSON = false
 
-    public init(direction: JournalEntry.Direction, connections: [ConnectionID], envelope: CastEnvelope, unhandled: String? = nil) {
+    public init(direction: JournalEntry.Direction, connections: ConnectionList, envelope: CastEnvelope, unhandled: String? = nil) {
         self.direction = direction
         self.connections = connections
         self.envelope = envelope
@@ -143,7 +144,7 @@ public struct RecordedMessage: Sendable, Equatable {
     }
 
     public init(_ entry: JournalEntry) {
-        self.init(direction: entry.direction, connections: Array(entry.connections), envelope: entry.envelope, unhandled: entry.unhandled)
+        self.init(direction: entry.direction, connections: entry.connections, envelope: entry.envelope, unhandled: entry.unhandled)
         payloadIsOwnJSON = entry.payloadIsOwnJSON
     }
 

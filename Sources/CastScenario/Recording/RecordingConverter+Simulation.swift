@@ -101,7 +101,7 @@ extension RecordingConverter {
     func recordedSegments() -> [[Sent]] {
         Self.segments(of: events.compactMap { event in
             guard case .message(let message) = event.kind else { return nil }
-            return (event.time.seconds, message.direction, message.connections, message.envelope)
+            return (event.time.seconds, message.direction, Array(message.connections), message.envelope)
         })
     }
 

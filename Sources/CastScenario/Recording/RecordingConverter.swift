@@ -101,7 +101,7 @@ public struct RecordingConverter {
             var event = event
             switch event.kind {
             case .message(var message):
-                message.connections = message.connections.map(number)
+                message.connections = ConnectionList(message.connections.map(number))
                 event.kind = .message(message)
             case .connected(let id, let peer): event.kind = .connected(number(id), peer: peer)
             case .disconnected(let id, let how): event.kind = .disconnected(number(id), how: how)

@@ -202,7 +202,7 @@ extension RecordedEvent {
             let envelope = CastEnvelope(
                 sourceId: try root.required("source", "the source id").string(), destinationId: try root.required("destination", "the destination id").string(),
                 namespace: try root.required("namespace", "the namespace").string(nonEmpty: true), payload: payload)
-            kind = .message(RecordedMessage(direction: direction, connections: connections, envelope: envelope,
+            kind = .message(RecordedMessage(direction: direction, connections: ConnectionList(connections), envelope: envelope,
                                             unhandled: try root["unhandled"]?.string()))
         case "connected":
             kind = .connected(try connection(), peer: try root["peer"]?.string())

@@ -176,7 +176,7 @@ extension RecordedEvent.Kind {
     /// The connections an event concerns.
     var connections: [ConnectionID] {
         switch self {
-        case .message(let message): message.connections
+        case .message(let message): Array(message.connections)
         case .connected(let id, _), .disconnected(let id, _), .upstream(let id, _, _): [id]
         case .fault(.closeConnection(let id, _)), .fault(.sendFrame(let id, _)): [id]
         case .fault(.delayReplies(_, _, let id?)): [id]

@@ -22,6 +22,11 @@ package final class Recorder: Sendable {
     /// disk that stalls costs a bounded amount of memory, never the device's time.
     static let queueLimit = 100_000
     static let queueByteLimit = 64 * 1024 * 1024
+    /// What the writer gathers before a write.
+    static let chunkBytes = 256 * 1024
+    /// The largest queue storage kept from one pass to the next (a quarter second of a busy
+    /// device); a burst's larger one is let go.
+    static let keptQueueCapacity = 32 * 1024
 
     /// What to do about a file that is already there.
     package enum Existing: Sendable {
@@ -89,36 +94,38 @@ package final class Recorder: Sendable {
         state = NIOLockedValueBox(State())
         let thread = Thread { [state, wake, finished, redaction] in
             var stopping = false
+            // Lines are written a chunk at a time from one buffer kept for the recording: a
+            // buffer for each pass grew by doubling to megabytes, each new one fresh pages.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(Self.chunkBytes + 64 * 1024)
+            // The queue the device appends to and the one being written swap places, so the
+            // device's appends reuse storage rather than grow a new array from empty each pass.
+            var events: [RecordedEvent] = []
             while !stopping {
                 if wake.lock(whenValue: 1, timeoutSeconds: Self.flushInterval) { wake.unlock() }
-                let (events, dropped, stop, failed) = state.withLockedValue { state in
-                    let taken = (state.queue, state.dropped, state.stopping, state.failure != nil)
-                    state.queue = []
+                let (dropped, stop, failed) = state.withLockedValue { state in
+                    swap(&state.queue, &events)
+                    let taken = (state.dropped, state.stopping, state.failure != nil)
                     state.queuedBytes = 0
                     state.dropped = 0
                     return taken
                 }
                 stopping = stop
-                guard !failed else {
+                if failed {
                     // The disk refused once: what follows would be appended to a broken line.
                     state.withLockedValue { $0.droppedTotal += events.count }
-                    continue
-                }
-                var bytes: [UInt8] = []
-                for event in events { event.appendLine(to: &bytes, redacting: redaction) }
-                if dropped > 0, let last = events.last {
-                    RecordedEvent(time: last.time, wall: last.wall, kind: .dropped(count: dropped)).appendLine(to: &bytes)
-                }
-                guard !bytes.isEmpty else { continue }
-                if let problem = Self.writeAll(descriptor, bytes) {
-                    logger.error("recording to \(path) stopped: \(problem); \(events.count) events lost, and everything after them")
-                    state.withLockedValue {
-                        $0.failure = problem
-                        $0.droppedTotal += events.count
+                } else if !events.isEmpty || dropped > 0 {
+                    if let problem = Self.writeLines(of: events, dropped: dropped, to: descriptor, through: &bytes, redacting: redaction) {
+                        logger.error("recording to \(path) stopped: \(problem); \(events.count) events lost, and everything after them")
+                        state.withLockedValue {
+                            $0.failure = problem
+                            $0.droppedTotal += events.count
+                        }
+                    } else {
+                        state.withLockedValue { $0.written += events.count }
                     }
-                } else {
-                    state.withLockedValue { $0.written += events.count }
                 }
+                events.removeAll(keepingCapacity: events.capacity <= Self.keptQueueCapacity)
             }
             close(descriptor)
             finished.lock()
@@ -126,6 +133,24 @@ package final class Recorder: Sendable {
         }
         thread.name = "castsim-recorder"
         thread.start()
+    }
+
+    /// Writes the lines of `events`, and a `dropped` line after them if any were dropped,
+    /// a chunk at a time through `bytes`; why not, or nil.
+    private static func writeLines(of events: [RecordedEvent], dropped: Int, to descriptor: Int32, through bytes: inout [UInt8],
+                              redacting redaction: PayloadRedaction) -> String? {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        for event in events {
+            event.appendLine(to: &bytes, redacting: redaction)
+            if bytes.count >= chunkBytes {
+                if let problem = writeAll(descriptor, bytes) { return problem }
+                bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        if dropped > 0, let last = events.last {
+            RecordedEvent(time: last.time, wall: last.wall, kind: .dropped(count: dropped)).appendLine(to: &bytes)
+        }
+        return bytes.isEmpty ? nil : writeAll(descriptor, bytes)
     }
 
     /// Writes every byte, through short writes and interruptions; why not, or nil.

@@ -105,28 +105,54 @@ final class ConnectionWriter {
 }
 
 /// One connection's write side, with the count of bytes written but not yet on the socket.
+///
+/// A batch's frames are held until its flush and go down the pipeline then: the one frame
+/// a batch nearly always has in one `writeAndFlush` (a pass through the handlers, not a
+/// `write` and a `flush`: a broadcast to a thousand senders makes a thousand of each), and
+/// one promise for the batch, not one a frame. NIO completes a channel's writes in order,
+/// so the batch's last write done means all of it is.
 final class ConnectionSink {
     let channel: any Channel
+    /// Bytes handed to the sink that the socket has not taken yet.
     private(set) var queuedBytes = 0
-    private var needsFlush = false
+    /// The batch's first frame, and any after it.
+    private var first: ByteBuffer?
+    private var more: [ByteBuffer] = []
+    private var batchBytes = 0
 
     init(channel: any Channel) { self.channel = channel }
 
-    /// Writes a frame, to be flushed later; true when the sink was clean until now.
+    /// Takes a frame, to be written with the next flush; true when the sink was clean until now.
     func enqueue(_ frame: ByteBuffer) -> Bool {
-        let size = frame.readableBytes
-        queuedBytes += size
-        let promise = channel.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { [self] _ in queuedBytes -= size }
-        channel.write(frame, promise: promise)
-        defer { needsFlush = true }
-        return !needsFlush
+        queuedBytes += frame.readableBytes
+        batchBytes += frame.readableBytes
+        guard first == nil else {
+            more.append(frame)
+            return false
+        }
+        first = frame
+        return true
     }
 
     func flush() {
-        guard needsFlush else { return }
-        needsFlush = false
-        channel.flush()
+        guard let first else { return }
+        let size = batchBytes
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { [self] _ in queuedBytes -= size }
+        self.first = nil
+        batchBytes = 0
+        guard !more.isEmpty else {
+            channel.writeAndFlush(first, promise: promise)
+            return
+        }
+        // Taken before writing: a write can call back in (a writability change lets a
+        // sender's held messages through), and what that adds is the next batch.
+        var rest = more
+        more = []
+        let last = rest.removeLast()
+        channel.write(first, promise: nil)
+        for frame in rest { channel.write(frame, promise: nil) }
+        channel.writeAndFlush(last, promise: promise)
     }
 }
 
