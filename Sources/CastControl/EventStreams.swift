@@ -1,3 +1,4 @@
+import CastScenario
 import CastSimulator
 import CastWire
 import Hummingbird
@@ -129,7 +130,7 @@ final class EventStreams: Sendable {
     static func frame(_ news: SimulatorNews, wanted: Set<String>) -> ByteBuffer? {
         switch news {
         case .event(let event) where wanted.contains("device"): frame("device", EventView.json(event))
-        case .message(let entry) where wanted.contains("message"): frame("message", JournalView.json(entry))
+        case .message(let entry) where wanted.contains("message"): messageFrame(entry)
         case .clock(let time, _) where wanted.contains("clock"): frame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)])
         case .reset where wanted.contains("reset"): frame("reset", [:])
         case .upstream(let connection, let connected, let reason) where wanted.contains("upstream"):
@@ -143,5 +144,16 @@ final class EventStreams: Sendable {
     /// One event: its name and its JSON on one `data:` line (the JSON text has no newline).
     static func frame(_ name: String, _ data: JSONValue) -> ByteBuffer {
         ByteBuffer(string: "event: \(name)\ndata: \(data.jsonText())\n\n")
+    }
+
+    /// A message's event, its JSON written straight into the frame: a follower gets one for
+    /// every message, and the device's own payloads (most of the bytes) are copied, not
+    /// parsed and encoded again.
+    static func messageFrame(_ entry: JournalEntry) -> ByteBuffer {
+        var bytes = Array("event: message\ndata: ".utf8)
+        bytes.reserveCapacity(entry.envelope.payloadByteCount + 256)
+        JournalView.appendJSON(entry, to: &bytes)
+        bytes.append(contentsOf: "\n\n".utf8)
+        return ByteBuffer(bytes: bytes)
     }
 }

@@ -4,8 +4,8 @@ import CastWire
 import Foundation
 
 /// Journal entries as the API shows them, and the filters of `GET /api/v1/journal`.
-enum JournalView {
-    static func json(_ entry: JournalEntry) -> JSONValue {
+package enum JournalView {
+    package static func json(_ entry: JournalEntry) -> JSONValue {
         var fields: [String: JSONValue] = [
             "seq": .number(Double(entry.sequence)),
             "time": .number(entry.time.seconds),
@@ -28,6 +28,75 @@ enum JournalView {
             fields["binary"] = .string(data.base64EncodedString())
         }
         return .object(fields)
+    }
+
+    /// Appends ``json(_:)``'s text for `entry`, byte for byte, without building the value: an
+    /// event stream writes one for every message. The device's own payload is copied as it
+    /// is (its `type` read from the text); a sender's is parsed and written again, as there.
+    package static func appendJSON(_ entry: JournalEntry, to output: inout [UInt8]) {
+        /// The payload as it is written: copied, written again from its parse, or null.
+        enum Payload {
+            case copied(String)
+            case parsed(JSONValue)
+            case none
+        }
+        var payload = Payload.none
+        var type: String?
+        var text: String?
+        var binary: String?
+        switch entry.envelope.payload {
+        case .string(let string):
+            if entry.payloadIsOwnJSON, case let scanned = JSONMemberScan.stringMember("type", of: string), scanned != .unsure {
+                payload = .copied(string)
+                if case .string(let found) = scanned { type = found }
+            } else if let parsed = try? JSONValue.parse(string) {
+                payload = .parsed(parsed)
+                type = parsed["type"]?.stringValue
+            } else {
+                text = string
+            }
+        case .binary(let data):
+            binary = data.base64EncodedString()
+        }
+        // Keys in the order jsonText() sorts them.
+        output.append(UInt8(ascii: "{"))
+        if let binary {
+            output.append(contentsOf: #""binary":"#.utf8)
+            JSONValue.writeString(binary, to: &output)
+            output.append(UInt8(ascii: ","))
+        }
+        output.append(contentsOf: #""connections":["#.utf8)
+        for (index, connection) in entry.connections.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONValue.writeNumber(Double(connection.rawValue), to: &output)
+        }
+        output.append(contentsOf: #"],"destinationId":"#.utf8)
+        JSONValue.writeString(entry.envelope.destinationId, to: &output)
+        output.append(contentsOf: #","direction":"#.utf8)
+        JSONValue.writeString(entry.direction.rawValue, to: &output)
+        output.append(contentsOf: #","namespace":"#.utf8)
+        JSONValue.writeString(entry.envelope.namespace, to: &output)
+        output.append(contentsOf: #","payload":"#.utf8)
+        switch payload {
+        case .copied(let string): output.append(contentsOf: string.utf8)
+        case .parsed(let value): value.write(to: &output)
+        case .none: output.append(contentsOf: "null".utf8)
+        }
+        output.append(contentsOf: #","seq":"#.utf8)
+        JSONValue.writeNumber(Double(entry.sequence), to: &output)
+        output.append(contentsOf: #","sourceId":"#.utf8)
+        JSONValue.writeString(entry.envelope.sourceId, to: &output)
+        if let text {
+            output.append(contentsOf: #","text":"#.utf8)
+            JSONValue.writeString(text, to: &output)
+        }
+        output.append(contentsOf: #","time":"#.utf8)
+        JSONValue.writeNumber(entry.time.seconds, to: &output)
+        output.append(contentsOf: #","type":"#.utf8)
+        if let type { JSONValue.writeString(type, to: &output) } else { output.append(contentsOf: "null".utf8) }
+        output.append(contentsOf: #","unhandled":"#.utf8)
+        if let unhandled = entry.unhandled { JSONValue.writeString(unhandled, to: &output) } else { output.append(contentsOf: "null".utf8) }
+        output.append(UInt8(ascii: "}"))
     }
 
     /// Which entries a journal request wants.

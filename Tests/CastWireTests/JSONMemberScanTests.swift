@@ -1,0 +1,44 @@
+import CastWire
+import Testing
+
+@Suite("One string member read from a JSON object's text")
+struct JSONMemberScanTests {
+    @Test("A top-level string member is found; one nested deeper, in a string or of another kind is not", arguments: [
+        (#"{"requestId":1,"type":"RECEIVER_STATUS"}"#, JSONMemberScan.Result.string("RECEIVER_STATUS")),
+        (#"{"type":"PONG"}"#, .string("PONG")),
+        (#" { "type" : "MEDIA_STATUS" , "x" : 1 } "#, .string("MEDIA_STATUS")),
+        (#"{"status":[{"media":{"type":"nested"},"tracks":[{"type":"TEXT"}]}],"type":"MEDIA_STATUS"}"#, .string("MEDIA_STATUS")),
+        (#"{"a":"{\"type\":\"fake\"}","b":"]}","type":"REAL"}"#, .string("REAL")),
+        (#"{"a":[1,[2,{"type":"no"}],"]"],"c":true,"d":null,"e":-1.5e3,"type":"YES"}"#, .string("YES")),
+        (#"{"status":{"type":"nested"}}"#, .absent),
+        (#"{"type":7}"#, .absent),
+        (#"{"type":null,"x":"y"}"#, .absent),
+        (#"{"type":{"a":1}}"#, .absent),
+        ("{}", .absent),
+        (#"{"types":"no","typ":"no"}"#, .absent),
+        (#"{"type":"A\u00e9"}"#, .unsure),
+        (#"{"ty\u0070e":"X"}"#, .unsure),
+        (#"["type","X"]"#, .unsure),
+        (#""type""#, .unsure),
+        (#"{"a":"unterminated"#, .unsure),
+        (#"{"a":1"#, .unsure),
+        (#"{"a" 1,"type":"X"}"#, .unsure),
+        ("", .unsure),
+    ])
+    func stringMember(text: String, expected: JSONMemberScan.Result) {
+        #expect(JSONMemberScan.stringMember("type", of: text) == expected, "\(text)")
+    }
+
+    @Test("Where it is sure, it agrees with the parser")
+    func agreesWithTheParser() throws {
+        for text in [#"{"requestId":1,"type":"RECEIVER_STATUS"}"#, #"{"status":{"type":"x"}}"#, #"{"type":7}"#, "{}",
+                     #"{"a":"{\"type\":\"fake\"}","b":"]}","type":"REAL"}"#] {
+            let parsed = try JSONValue.parse(text)["type"]?.stringValue
+            switch JSONMemberScan.stringMember("type", of: text) {
+            case .string(let found): #expect(found == parsed, "\(text)")
+            case .absent: #expect(parsed == nil, "\(text)")
+            case .unsure: Issue.record("unsure of \(text)")
+            }
+        }
+    }
+}
