@@ -139,7 +139,7 @@ package enum CastMessageCodec {
         }
 
         func text(in range: (start: Int, end: Int), _ field: UInt64) throws(CastWireError) -> String {
-            guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.end]), as: UTF8.self) else {
+            guard let text = String(validatingUTF8: UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.end])) else {
                 throw .invalidMessage("field \(field) is not valid UTF-8")
             }
             return text

@@ -198,7 +198,7 @@ package struct JSONParser: ~Copyable {
             if byte == UInt8(ascii: "\"") {
                 let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<index])
                 index += 1
-                guard let text = String(validating: content, as: UTF8.self) else {
+                guard let text = String(validatingUTF8: content) else {
                     throw JSONParseError(offset: contentStart + Self.firstInvalidUTF8(content), reason: "invalid UTF-8")
                 }
                 return text
