@@ -65,12 +65,9 @@ package enum JournalView {
             JSONValue.writeString(binary, to: &output)
             output.append(UInt8(ascii: ","))
         }
-        output.append(contentsOf: #""connections":["#.utf8)
-        for (index, connection) in entry.connections.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONValue.writeNumber(Double(connection.rawValue), to: &output)
-        }
-        output.append(contentsOf: #"],"destinationId":"#.utf8)
+        output.append(contentsOf: #""connections":"#.utf8)
+        entry.connections.writeJSON(to: &output)
+        output.append(contentsOf: #","destinationId":"#.utf8)
         JSONValue.writeString(entry.envelope.destinationId, to: &output)
         output.append(contentsOf: #","direction":"#.utf8)
         JSONValue.writeString(entry.direction.rawValue, to: &output)
@@ -80,7 +77,7 @@ package enum JournalView {
         switch payload {
         case .copied(let string): output.append(contentsOf: string.utf8)
         case .parsed(let value): value.write(to: &output)
-        case .none: output.append(contentsOf: "null".utf8)
+        case .none: JSONValue.null.write(to: &output)
         }
         output.append(contentsOf: #","seq":"#.utf8)
         JSONValue.writeNumber(Double(entry.sequence), to: &output)
@@ -93,9 +90,9 @@ package enum JournalView {
         output.append(contentsOf: #","time":"#.utf8)
         JSONValue.writeNumber(entry.time.seconds, to: &output)
         output.append(contentsOf: #","type":"#.utf8)
-        if let type { JSONValue.writeString(type, to: &output) } else { output.append(contentsOf: "null".utf8) }
+        (type.map(JSONValue.string) ?? .null).write(to: &output)
         output.append(contentsOf: #","unhandled":"#.utf8)
-        if let unhandled = entry.unhandled { JSONValue.writeString(unhandled, to: &output) } else { output.append(contentsOf: "null".utf8) }
+        (entry.unhandled.map(JSONValue.string) ?? .null).write(to: &output)
         output.append(UInt8(ascii: "}"))
     }
 

@@ -1,4 +1,5 @@
 import CastDevice
+import CastWire
 
 /// The connections a journal entry names: the sender of an inbound message, or every
 /// connection an outbound one was written to.
@@ -42,6 +43,17 @@ public struct ConnectionList: RandomAccessCollection, Sendable, Hashable, Expres
     }
 
     public var description: String { Array(self).description }
+
+    /// The ids as a JSON array, as their ``JSONValue`` array writes them (`[1,2]`): for the
+    /// writers that put a journal entry or a recorded message straight into bytes.
+    package func writeJSON(to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "["))
+        for (index, connection) in enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONValue.writeNumber(Double(connection.rawValue), to: &output)
+        }
+        output.append(UInt8(ascii: "]"))
+    }
 
     /// What the list keeps on the heap: nothing for one connection, held inline.
     var heapBytes: Int {

@@ -266,12 +266,9 @@ extension RecordedEvent {
             guard let parsed = try? JSONValue.parse(text) else { return appendSlowLine(to: &output, redacting: redaction) }
             payload = parsed
         }
-        output.append(contentsOf: #"{"connections":["#.utf8)
-        for (index, connection) in message.connections.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONValue.writeNumber(Double(connection.rawValue), to: &output)
-        }
-        output.append(contentsOf: #"],"destination":"#.utf8)
+        output.append(contentsOf: #"{"connections":"#.utf8)
+        message.connections.writeJSON(to: &output)
+        output.append(contentsOf: #","destination":"#.utf8)
         JSONValue.writeString(message.envelope.destinationId, to: &output)
         output.append(contentsOf: #","direction":"#.utf8)
         JSONValue.writeString(message.direction.rawValue, to: &output)

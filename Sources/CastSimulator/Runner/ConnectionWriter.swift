@@ -115,7 +115,8 @@ final class ConnectionSink {
     let channel: any Channel
     /// Bytes handed to the sink that the socket has not taken yet.
     private(set) var queuedBytes = 0
-    /// The batch's first frame, and any after it.
+    /// The batch's first frame, and any after it: nearly every batch has one, held without
+    /// an array (an idle sender's sink keeps no storage).
     private var first: ByteBuffer?
     private var more: [ByteBuffer] = []
     private var batchBytes = 0
