@@ -69,8 +69,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // An event-stream follower: the same round trip while a reader takes every piece of
-    // news (what the control API's /api/v1/events does before it encodes it, off the
-    // device's loop). The device's cost per message is the difference from the plain
+    // news, a batch at a time with the same pause after each (what the control API's
+    // /api/v1/events does before it encodes it, off the device's loop). The device's cost per message is the difference from the plain
     // round trip, halved (a PING and its PONG are two messages).
     let followed = Fixture<(Embedded, Task<Int, Never>)>()
     Benchmark("runtime.embedded-ping-round-trip-followed", configuration: hotPath()) { benchmark in
@@ -82,10 +82,14 @@ let benchmarks: @Sendable () -> Void = {
     } setup: {
         followed.make {
             let state = Embedded()
-            let news = state.simulator.news()
+            let news = state.simulator.newsBatches()
             return (state, Task {
                 var count = 0
-                for await _ in news { count += 1 }
+                while let batch = await news.next() {
+                    count += batch.count
+                    // The event stream's pause after each write (EventStreams.batchInterval).
+                    try? await Task.sleep(for: .milliseconds(2))
+                }
                 return count
             })
         }

@@ -12,7 +12,7 @@ final class EventStreams: Sendable {
     /// The streams: a slot per stream from its request on, its queue once its body runs;
     /// `stopping` once the server stops (no new stream then).
     private struct Streams {
-        var open: [Int: FrameQueue?] = [:]
+        var open: [Int: BatchQueue<SimulatorNews>?] = [:]
         var lastId = 0
         var stopping = false
     }
@@ -20,6 +20,9 @@ final class EventStreams: Sendable {
     private let streams = NIOLockedValueBox(Streams())
     static let kinds: Set<String> = ["device", "message", "clock", "reset", "upstream", "discovery"]
     static let keepAliveInterval: Duration = .seconds(15)
+    /// How long a stream's writer lets news gather after a write: at most this late, and at
+    /// most this many writes a second.
+    static let batchInterval: Duration = .milliseconds(2)
     static let buffer = 4096
     /// Streams open at once: each holds up to `buffer` events for a slow reader.
     static let maximumOpen = 64
@@ -46,39 +49,41 @@ final class EventStreams: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody { [self] writer in
             // The lease lives as long as the body runs.
             defer { withExtendedLifetime(lease) {} }
-            do {
-                let frames = FrameQueue(limit: Self.buffer)
-                guard attach(frames, to: lease.id) else { return try await writer.finish(nil) }
-                // Subscribed only now: a response that is never written holds nothing.
-                let news = simulator.news(buffering: Self.buffer)
-                let forward = Task {
-                    for await item in news {
-                        if let frame = Self.frame(item, wanted: kinds) { frames.yield(frame) }
-                    }
-                    frames.finish()
-                }
-                let keepAlive = Task {
-                    while !Task.isCancelled {
-                        try await Task.sleep(for: Self.keepAliveInterval)
-                        frames.yield(ByteBuffer(string: ": keep-alive\n\n"))
-                    }
-                }
-                // However the response ends (a write to a client that has gone throws),
-                // its subscription and keep-alive go with it.
-                defer {
-                    forward.cancel()
-                    keepAlive.cancel()
-                    frames.finish()
-                }
-                try await writer.write(Self.frame("hello", ["time": .number(now.seconds)]))
-                // What waits goes in one write: a busy device's events are not a flush each.
-                while let waiting = await frames.next() {
-                    var batch = waiting[0]
-                    for frame in waiting.dropFirst() { batch.writeImmutableBuffer(frame) }
-                    try await writer.write(batch)
-                }
-                try await writer.finish(nil)
+            // Subscribed only now: a response that is never written holds nothing.
+            let news = simulator.newsBatches(buffering: Self.buffer)
+            guard attach(news, to: lease.id) else {
+                news.finish()
+                return try await writer.finish(nil)
             }
+            let keepAlive = Task {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: Self.keepAliveInterval)
+                    news.nudge()
+                }
+            }
+            // However the response ends (a write to a client that has gone throws), its
+            // subscription and keep-alive go with it.
+            defer {
+                keepAlive.cancel()
+                news.finish()
+            }
+            try await writer.write(Self.frame("hello", ["time": .number(now.seconds)]))
+            // The news that piled up since the last write, in one write: a busy device's
+            // events are not a wake and a flush each.
+            var bytes: [UInt8] = []
+            while let batch = await news.next() {
+                bytes.removeAll(keepingCapacity: true)
+                if batch.isEmpty { bytes.append(contentsOf: ": keep-alive\n\n".utf8) }
+                for item in batch { Self.appendFrame(item, wanted: kinds, to: &bytes) }
+                guard !bytes.isEmpty else { continue }
+                try await writer.write(ByteBuffer(bytes: bytes))
+                // A pause before the next batch: without it, the writer of a busy device's
+                // stream came back for each message as it came, and its thread switches
+                // (device to writer, writer to the HTTP loop and back) cost more than the
+                // device's own work. A cancelled pause ends at once; so does the stream.
+                try? await Task.sleep(for: Self.batchInterval)
+            }
+            try await writer.finish(nil)
         })
     }
 
@@ -107,10 +112,10 @@ final class EventStreams: Sendable {
     }
 
     /// Files the stream's queue in its slot; false when the server stops meanwhile.
-    private func attach(_ frames: FrameQueue, to id: Int) -> Bool {
+    private func attach(_ news: BatchQueue<SimulatorNews>, to id: Int) -> Bool {
         streams.withLockedValue { streams in
             guard !streams.stopping else { return false }
-            streams.open[id] = frames
+            streams.open[id] = news
             return true
         }
     }
@@ -124,36 +129,45 @@ final class EventStreams: Sendable {
             streams.stopping = true
             return streams.open.values.compactMap { $0 }
         }
-        for frames in open { frames.finish() }
+        for news in open { news.finish() }
     }
 
-    static func frame(_ news: SimulatorNews, wanted: Set<String>) -> ByteBuffer? {
+    /// Appends the event frame of `news`, if it is of a kind the stream wants.
+    static func appendFrame(_ news: SimulatorNews, wanted: Set<String>, to bytes: inout [UInt8]) {
         switch news {
-        case .event(let event) where wanted.contains("device"): frame("device", EventView.json(event))
-        case .message(let entry) where wanted.contains("message"): messageFrame(entry)
-        case .clock(let time, _) where wanted.contains("clock"): frame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)])
-        case .reset where wanted.contains("reset"): frame("reset", [:])
+        case .event(let event) where wanted.contains("device"): appendFrame("device", EventView.json(event), to: &bytes)
+        case .message(let entry) where wanted.contains("message"): appendMessageFrame(entry, to: &bytes)
+        case .clock(let time, _) where wanted.contains("clock"):
+            appendFrame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)], to: &bytes)
+        case .reset where wanted.contains("reset"): appendFrame("reset", [:], to: &bytes)
         case .upstream(let connection, let connected, let reason) where wanted.contains("upstream"):
-            frame("upstream", ["connection": .number(Double(connection.rawValue)), "connected": .bool(connected),
-                               "reason": reason.map(JSONValue.string) ?? .null])
-        case .discovery(let status) where wanted.contains("discovery"): frame("discovery", DiscoveryView.json(status))
-        default: nil
+            appendFrame("upstream", ["connection": .number(Double(connection.rawValue)), "connected": .bool(connected),
+                                     "reason": reason.map(JSONValue.string) ?? .null], to: &bytes)
+        case .discovery(let status) where wanted.contains("discovery"): appendFrame("discovery", DiscoveryView.json(status), to: &bytes)
+        default: break
         }
     }
 
     /// One event: its name and its JSON on one `data:` line (the JSON text has no newline).
     static func frame(_ name: String, _ data: JSONValue) -> ByteBuffer {
-        ByteBuffer(string: "event: \(name)\ndata: \(data.jsonText())\n\n")
+        var bytes: [UInt8] = []
+        appendFrame(name, data, to: &bytes)
+        return ByteBuffer(bytes: bytes)
+    }
+
+    static func appendFrame(_ name: String, _ data: JSONValue, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "event: \(name)\ndata: ".utf8)
+        data.write(to: &bytes)
+        bytes.append(contentsOf: "\n\n".utf8)
     }
 
     /// A message's event, its JSON written straight into the frame: a follower gets one for
     /// every message, and the device's own payloads (most of the bytes) are copied, not
     /// parsed and encoded again.
-    static func messageFrame(_ entry: JournalEntry) -> ByteBuffer {
-        var bytes = Array("event: message\ndata: ".utf8)
-        bytes.reserveCapacity(entry.envelope.payloadByteCount + 256)
+    static func appendMessageFrame(_ entry: JournalEntry, to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + entry.envelope.payloadByteCount + 256)
+        bytes.append(contentsOf: "event: message\ndata: ".utf8)
         JournalView.appendJSON(entry, to: &bytes)
         bytes.append(contentsOf: "\n\n".utf8)
-        return ByteBuffer(bytes: bytes)
     }
 }

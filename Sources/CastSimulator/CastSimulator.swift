@@ -43,9 +43,9 @@ public final class CastSimulator: Sendable {
     private let completion: EventLoopFuture<Void>
     /// The recording being written, and its subscription on the device's loop.
     private let recording = NIOLockedValueBox(RecordingSlot.idle)
-    /// Open ``news(buffering:)`` streams, finished when the simulator stops (`closed`: no
-    /// new one is opened after).
-    private let newsStreams = NIOLockedValueBox((open: [Int: AsyncStream<SimulatorNews>.Continuation](), lastId: 0, closed: false))
+    /// Open ``news(buffering:)`` streams and ``newsBatches(buffering:)`` queues, by what
+    /// finishes each when the simulator stops (`closed`: no new one is opened after).
+    private let newsStreams = NIOLockedValueBox((open: [Int: @Sendable () -> Void](), lastId: 0, closed: false))
     /// Open until ``stop()`` is done with the device's loop. Whatever reaches the loop from
     /// outside goes through it, under its lock: nothing is scheduled on a loop that has
     /// shut down (a stream ending late, a request arriving as castsim stops).
@@ -240,7 +240,7 @@ public final class CastSimulator: Sendable {
             streams.closed = true
             return Array(streams.open.values)
         }
-        for stream in streams { stream.finish() }
+        for finish in streams { finish() }
         loopGate.withLockedValue { $0 = false }
         if ownsGroup { try? await group.shutdownGracefully() }
     }
@@ -357,23 +357,47 @@ public final class CastSimulator: Sendable {
     /// Everything that happens from now on, until the stream is dropped or the simulator
     /// stops. A subscriber that falls behind loses the oldest news, never holds the device back.
     public func news(buffering limit: Int = 4096) -> AsyncStream<SimulatorNews> {
-        let runner = self.runner
         let (stream, continuation) = AsyncStream.makeStream(of: SimulatorNews.self, bufferingPolicy: .bufferingNewest(limit))
+        let end = subscribeToNews(hear: { continuation.yield($0) }, finish: { continuation.finish() })
+        continuation.onTermination = { _ in end() }
+        return stream
+    }
+
+    /// The news as ``news(buffering:)`` tells it, taken a batch at a time: a reader that
+    /// keeps up with a busy device wakes once for what piled up while it was busy, not once
+    /// for each message (the event streams). Finishing the queue ends the subscription.
+    package func newsBatches(buffering limit: Int = 4096) -> BatchQueue<SimulatorNews> {
+        let queue = BatchQueue<SimulatorNews>(limit: limit)
+        queue.onFinish(subscribeToNews(hear: { queue.yield($0) }, finish: { queue.finish() }))
+        return queue
+    }
+
+    /// Subscribes `hear` to the device's news, on its loop, until the action returned is run
+    /// or the simulator stops (which runs `finish`; at once when it has stopped already).
+    private func subscribeToNews(hear: @escaping @Sendable (SimulatorNews) -> Void, finish: @escaping @Sendable () -> Void)
+        -> @Sendable () -> Void
+    {
+        let runner = self.runner
         let streamId = newsStreams.withLockedValue { streams -> Int? in
             guard !streams.closed else { return nil }
             streams.lastId += 1
-            streams.open[streams.lastId] = continuation
+            streams.open[streams.lastId] = finish
             return streams.lastId
         }
         guard let streamId else {
             // The simulator has stopped: nothing more happens.
-            continuation.finish()
-            return stream
+            finish()
+            return {}
         }
         // Read and written on the loop only: whichever of subscribing and ending runs
         // first, the runner keeps no subscriber for a stream that has ended.
         let subscription = NIOLockedValueBox((id: Int?.none, ended: false))
-        continuation.onTermination = { [newsStreams, loopGate] _ in
+        Self.execute(on: runner, through: loopGate) {
+            guard !subscription.withLockedValue({ $0.ended }) else { return }
+            let id = runner.value.subscribe(hear)
+            subscription.withLockedValue { $0.id = id }
+        }
+        return { [newsStreams, loopGate] in
             newsStreams.withLockedValue { _ = $0.open.removeValue(forKey: streamId) }
             // A stream that ends as the simulator stops, or after: its subscriber went with the device.
             Self.execute(on: runner, through: loopGate) {
@@ -384,16 +408,10 @@ public final class CastSimulator: Sendable {
                 if let id { runner.value.unsubscribe(id) }
             }
         }
-        Self.execute(on: runner, through: loopGate) {
-            guard !subscription.withLockedValue({ $0.ended }) else { return }
-            let id = runner.value.subscribe { continuation.yield($0) }
-            subscription.withLockedValue { $0.id = id }
-        }
-        return stream
     }
 
-    /// How many ``news(buffering:)`` streams are open, and how many subscribers the device
-    /// itself holds for them (taken on its loop).
+    /// How many ``news(buffering:)`` streams and ``newsBatches(buffering:)`` queues are
+    /// open, and how many subscribers the device itself holds for them (taken on its loop).
     package func newsSubscriptions() async throws -> (streams: Int, subscribers: Int) {
         let streams = newsStreams.withLockedValue { $0.open.count }
         return (streams, try await onDeviceLoop { $0.subscriberCount })

@@ -27,8 +27,9 @@ public final class EmbeddedCastSimulator {
     private var links: [Link] = []
     private var stopped = false
     private var recording: (recorder: Recorder, subscription: Int)?
-    /// The ``news(buffering:)`` streams, with the device's subscription for each.
-    private var followers: [(subscription: Int, continuation: AsyncStream<SimulatorNews>.Continuation)] = []
+    /// The ``news(buffering:)`` streams and ``newsBatches(buffering:)`` queues, with the
+    /// device's subscription for each and what ends it.
+    private var followers: [(subscription: Int, finish: () -> Void)] = []
 
     /// A device and its channel pair to one sender.
     private struct Link {
@@ -180,8 +181,16 @@ public final class EmbeddedCastSimulator {
     /// loses the oldest. Ends when the simulator stops.
     public func news(buffering limit: Int = 4096) -> AsyncStream<SimulatorNews> {
         let (stream, continuation) = AsyncStream.makeStream(of: SimulatorNews.self, bufferingPolicy: .bufferingNewest(limit))
-        followers.append((runner.subscribe { continuation.yield($0) }, continuation))
+        followers.append((runner.subscribe { continuation.yield($0) }, { continuation.finish() }))
         return stream
+    }
+
+    /// The news as ``news(buffering:)`` tells it, taken a batch at a time, as the control
+    /// API's event stream takes it. Finished when the simulator stops.
+    package func newsBatches(buffering limit: Int = 4096) -> BatchQueue<SimulatorNews> {
+        let queue = BatchQueue<SimulatorNews>(limit: limit)
+        followers.append((runner.subscribe { queue.yield($0) }, { queue.finish() }))
+        return queue
     }
 
     /// The device as it stands.
@@ -198,9 +207,9 @@ public final class EmbeddedCastSimulator {
         guard !stopped else { return }
         stopped = true
         stopRecording()
-        for (subscription, continuation) in followers {
+        for (subscription, finish) in followers {
             runner.unsubscribe(subscription)
-            continuation.finish()
+            finish()
         }
         followers.removeAll()
         runner.shutDown()
