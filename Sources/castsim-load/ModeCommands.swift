@@ -18,10 +18,14 @@ struct RoundTripCommand: AsyncParsableCommand {
     @Option(help: "Clients following castsim's event stream of messages (GET /api/v1/events?types=message) through the run: what they cost castsim shows against a run without (castsim only; at most 64, the control API's limit).")
     var followers = 0
 
+    @Option(help: "Requests a second over all senders: each sender also waits for its turn, so castsim and the echo are compared at the same load below their limits (the latency a sender sees at that load). Default: each request as soon as the last is answered.")
+    var rate: Double?
+
     @OptionGroup var options: TargetOptions
 
     func validate() throws {
         guard senders >= 1 else { throw ValidationError("--senders must be at least 1") }
+        if let rate, !(rate.isFinite && rate >= 1) { throw ValidationError("--rate must be a number of requests a second, at least 1") }
         guard requests >= senders else { throw ValidationError("--requests (\(requests)) must be at least --senders (\(senders)): every sender asks") }
         try checkWarmup(warmup)
         guard (0...64).contains(followers) else { throw ValidationError("--followers must be 0-64 (the control API's limit on open streams)") }
@@ -32,7 +36,8 @@ struct RoundTripCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await LoadSession(options: options).run(
-            RoundTripWorkload(senders: senders, requests: requests, warmup: warmup ?? defaultWarmup(requests), followers: followers))
+            RoundTripWorkload(senders: senders, requests: requests, warmup: warmup ?? defaultWarmup(requests), followers: followers,
+                              rate: rate))
     }
 }
 

@@ -11,17 +11,25 @@ struct RoundTripWorkload: LoadWorkload {
     let warmup: Int
     /// Clients following castsim's event stream (its messages) through the run.
     var followers = 0
+    /// Requests a second over all senders, or nil: each request as soon as the last is answered.
+    var rate: Double?
 
     var mode: String { "roundtrip" }
     var echoBroadcasts: Bool { false }
     var castsimArguments: [String] { followers > 0 ? ["--control-port", "0"] : [] }
     var summary: String {
         "roundtrip: \(senders) sender\(senders == 1 ? "" : "s") asking GET_STATUS, \(requests) requests measured after \(warmup) warm-up"
+            + (rate.map { ", paced at \(NumberText.format($0)) requests/s" } ?? "")
             + (followers > 0 ? ", \(followers) event-stream follower\(followers == 1 ? "" : "s") of castsim's messages" : "")
     }
     var parameters: [String: JSONValue] {
         ["senders": .number(Double(senders)), "requests": .number(Double(requests)), "warmup": .number(Double(warmup)),
-         "followers": .number(Double(followers))]
+         "followers": .number(Double(followers)), "rate": rate.map(JSONValue.number) ?? .null]
+    }
+
+    /// Sender `index`'s pace, when the run is paced.
+    private func pace(_ index: Int) -> RequestLoop.Pace? {
+        rate.map { RequestLoop.Pace(rate: $0, sender: index, of: senders) }
     }
 
     func run(against target: LoadTarget) async throws -> WorkloadResult {
@@ -39,13 +47,13 @@ struct RoundTripWorkload: LoadWorkload {
         do {
             let warmups = connections.indices.map { Self.share(of: warmup, part: $0, of: senders) }
             _ = try await progress.awaitPhase("the warm-up", of: target, connections.indices.map { index in
-                RequestLoop.run(connections[index], firstId: 2, count: warmups[index], record: false, progress: progress)
+                RequestLoop.run(connections[index], firstId: 2, count: warmups[index], record: false, progress: progress, pace: pace(index))
             }, closingOnStall: connections)
 
             let window = try MeasuredWindow(target)
             let samples = try await progress.awaitPhase("the measured requests", of: target, connections.indices.map { index in
                 RequestLoop.run(connections[index], firstId: 2 + warmups[index], count: Self.share(of: requests, part: index, of: senders),
-                                record: true, progress: progress)
+                                record: true, progress: progress, pace: pace(index))
             }, closingOnStall: connections)
             let figures = try window.end(target)
             let followedBytes = following?.bytes

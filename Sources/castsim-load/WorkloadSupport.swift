@@ -46,7 +46,9 @@ final class LoadProgress: Sendable {
 
 /// One sender asking GET_STATUS again and again, each request after the answer to the
 /// last, on its channel's loop: a closed loop, so the latency is the server's answer time
-/// plus the network, never a queue the generator built.
+/// plus the network, never a queue the generator built. Paced, a request also waits for
+/// its turn (`start + k × interval`), so the server is measured below its limit; an answer
+/// that comes after the next turn is due is followed by the next request at once.
 final class RequestLoop {
     private let connection: LoadConnection
     private let sender: LoadSenderHandler
@@ -57,9 +59,27 @@ final class RequestLoop {
     private var remaining: Int
     private var sentAt: UInt64 = 0
     private var samples: [UInt64] = []
+    /// Paced: the time between a sender's turns, and when its next one is.
+    private let pace: Pace?
+    private var nextTurn = NIODeadline.now()
 
-    private init(connection: LoadConnection, firstId: Int, count: Int, record: Bool, progress: LoadProgress) {
+    /// A paced sender's turns: every `interval`, the first one `offset` after the start
+    /// (senders' turns spread evenly over an interval, not all at once).
+    struct Pace {
+        var interval: TimeAmount
+        var offset: TimeAmount
+
+        /// The pace of sender `index` of `senders` sharing `rate` requests a second.
+        init(rate: Double, sender index: Int, of senders: Int) {
+            let interval = Double(senders) / rate
+            self.interval = .nanoseconds(Int64(interval * 1e9))
+            offset = .nanoseconds(Int64(interval * 1e9 * Double(index) / Double(senders)))
+        }
+    }
+
+    private init(connection: LoadConnection, firstId: Int, count: Int, record: Bool, progress: LoadProgress, pace: Pace?) {
         self.connection = connection
+        self.pace = pace
         sender = connection.sender
         nextId = firstId
         remaining = count
@@ -71,12 +91,13 @@ final class RequestLoop {
 
     /// Sends `count` requests with ids from `firstId`; the future has their latencies in
     /// nanoseconds when `record`, else nothing.
-    static func run(_ connection: LoadConnection, firstId: Int, count: Int, record: Bool, progress: LoadProgress)
+    static func run(_ connection: LoadConnection, firstId: Int, count: Int, record: Bool, progress: LoadProgress, pace: Pace? = nil)
         -> EventLoopFuture<[UInt64]>
     {
         connection.eventLoop.flatSubmit {
             guard count > 0 else { return connection.eventLoop.makeSucceededFuture([]) }
-            let loop = RequestLoop(connection: connection, firstId: firstId, count: count, record: record, progress: progress)
+            let loop = RequestLoop(connection: connection, firstId: firstId, count: count, record: record, progress: progress,
+                                   pace: pace)
             loop.start()
             return loop.promise.futureResult
         }
@@ -89,7 +110,18 @@ final class RequestLoop {
             sender.onReply = nil
             promise.fail(LoadError("a sender's connection was lost after \(nextId - 1) requests: \(reason)"))
         }
-        sendNext()
+        nextTurn = .now() + (pace?.offset ?? .zero)
+        sendOnTurn()
+    }
+
+    /// Sends the next request at its turn, or at once if the turn has passed (or the loop
+    /// is not paced).
+    private func sendOnTurn() {
+        guard let pace else { return sendNext() }
+        let turn = nextTurn
+        nextTurn = turn + pace.interval
+        guard turn > .now() else { return sendNext() }
+        connection.eventLoop.assumeIsolated().scheduleTask(deadline: turn) { [self] in sendNext() }
     }
 
     private func sendNext() {
@@ -109,7 +141,7 @@ final class RequestLoop {
             sender.onClose = nil
             promise.succeed(samples)
         } else {
-            sendNext()
+            sendOnTurn()
         }
     }
 }

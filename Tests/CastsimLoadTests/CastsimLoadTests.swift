@@ -96,6 +96,20 @@ struct CastsimLoadRunTests {
         #expect(try Self.number(figures, "server_cpu_us_per_request") > 0)
     }
 
+    @Test("roundtrip --rate: the senders keep to the pace, however fast the answers come")
+    func paced() throws {
+        // 2 senders, 300 requests at 600 a second: each sender's 150th request is its 149th
+        // turn, 149 × 1/300 s after its first. Unpaced, this run takes a few milliseconds.
+        let report = try Self.run(["roundtrip", "--senders", "2", "--requests", "300", "--warmup", "0", "--rate", "600",
+                                   "--target", "castsim", "--json"])
+        let figures = try Self.figures(report, "castsim")
+        let rate = try Self.number(figures, "requests_per_second")
+        #expect(rate <= 600 * 150 / 149 + 1, "\(rate) requests/s")
+        #expect(rate > 100, "\(rate) requests/s")
+        let parameters = try #require(report["parameters"] as? [String: Any])
+        #expect((parameters["rate"] as? NSNumber)?.doubleValue == 600)
+    }
+
     @Test("fanout: every listener gets every round's broadcast")
     func fanout() throws {
         let report = try Self.run(["fanout", "--listeners", "5", "--requests", "40", "--json"])
@@ -155,6 +169,7 @@ struct CastsimLoadRunTests {
             (["roundtrip", "--senders", "0"], "--senders must be at least 1"),
             (["idle", "--connect", "localhost"], "expected HOST:PORT"),
             (["roundtrip", "--followers", "65"], "--followers must be 0-64"),
+            (["roundtrip", "--rate", "0"], "--rate must be a number of requests a second, at least 1"),
             (["devices", "--devices", "10001"], "--devices must be 1-10000"),
             (["streaming", "--bit-rate", "5"], "--bit-rate must be 100000-50000000"),
         ]
