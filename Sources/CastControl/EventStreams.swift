@@ -50,7 +50,7 @@ final class EventStreams: Sendable {
             // The lease lives as long as the body runs.
             defer { withExtendedLifetime(lease) {} }
             // Subscribed only now: a response that is never written holds nothing.
-            let news = simulator.newsBatches(buffering: Self.buffer)
+            let news = simulator.newsBatches(buffering: Self.buffer) { Self.type(of: $0).map(kinds.contains) ?? false }
             guard attach(news, to: lease.id) else {
                 news.finish()
                 return try await writer.finish(nil)
@@ -74,7 +74,7 @@ final class EventStreams: Sendable {
             while let batch = await news.next() {
                 bytes.removeAll(keepingCapacity: true)
                 if batch.isEmpty { bytes.append(contentsOf: ": keep-alive\n\n".utf8) }
-                for item in batch { Self.appendFrame(item, wanted: kinds, to: &bytes) }
+                for item in batch { Self.appendFrame(item, to: &bytes) }
                 guard !bytes.isEmpty else { continue }
                 try await writer.write(ByteBuffer(bytes: bytes))
                 // A pause before the next batch: without it, the writer of a busy device's
@@ -132,19 +132,31 @@ final class EventStreams: Sendable {
         for news in open { news.finish() }
     }
 
-    /// Appends the event frame of `news`, if it is of a kind the stream wants.
-    static func appendFrame(_ news: SimulatorNews, wanted: Set<String>, to bytes: inout [UInt8]) {
+    /// The event type `news` is on a stream (what `types` names), if it is one.
+    static func type(of news: SimulatorNews) -> String? {
         switch news {
-        case .event(let event) where wanted.contains("device"): appendFrame("device", EventView.json(event), to: &bytes)
-        case .message(let entry) where wanted.contains("message"): appendMessageFrame(entry, to: &bytes)
-        case .clock(let time, _) where wanted.contains("clock"):
-            appendFrame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)], to: &bytes)
-        case .reset where wanted.contains("reset"): appendFrame("reset", [:], to: &bytes)
-        case .upstream(let connection, let connected, let reason) where wanted.contains("upstream"):
+        case .event: "device"
+        case .message: "message"
+        case .clock: "clock"
+        case .reset: "reset"
+        case .upstream: "upstream"
+        case .discovery: "discovery"
+        case .connected, .disconnected, .unhandled, .input: nil
+        }
+    }
+
+    /// Appends the event frame of `news`, if it is an event of a stream's.
+    static func appendFrame(_ news: SimulatorNews, to bytes: inout [UInt8]) {
+        switch news {
+        case .event(let event): appendFrame("device", EventView.json(event), to: &bytes)
+        case .message(let entry): appendMessageFrame(entry, to: &bytes)
+        case .clock(let time, _): appendFrame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)], to: &bytes)
+        case .reset: appendFrame("reset", [:], to: &bytes)
+        case .upstream(let connection, let connected, let reason):
             appendFrame("upstream", ["connection": .number(Double(connection.rawValue)), "connected": .bool(connected),
                                      "reason": reason.map(JSONValue.string) ?? .null], to: &bytes)
-        case .discovery(let status) where wanted.contains("discovery"): appendFrame("discovery", DiscoveryView.json(status), to: &bytes)
-        default: break
+        case .discovery(let status): appendFrame("discovery", DiscoveryView.json(status), to: &bytes)
+        case .connected, .disconnected, .unhandled, .input: break
         }
     }
 

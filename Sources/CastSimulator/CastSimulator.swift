@@ -365,10 +365,15 @@ public final class CastSimulator: Sendable {
 
     /// The news as ``news(buffering:)`` tells it, taken a batch at a time: a reader that
     /// keeps up with a busy device wakes once for what piled up while it was busy, not once
-    /// for each message (the event streams). Finishing the queue ends the subscription.
-    package func newsBatches(buffering limit: Int = 4096) -> BatchQueue<SimulatorNews> {
+    /// for each message (the event streams). Only the news `including` takes is queued (on
+    /// the device's loop), so the limit counts what the reader wants: the messages of a busy
+    /// device do not push out the events a slow reader asked for. Finishing the queue ends
+    /// the subscription.
+    package func newsBatches(buffering limit: Int = 4096, including: @escaping @Sendable (SimulatorNews) -> Bool = { _ in true })
+        -> BatchQueue<SimulatorNews>
+    {
         let queue = BatchQueue<SimulatorNews>(limit: limit)
-        queue.onFinish(subscribeToNews(hear: { queue.yield($0) }, finish: { queue.finish() }))
+        queue.onFinish(subscribeToNews(hear: { if including($0) { queue.yield($0) } }, finish: { queue.finish() }))
         return queue
     }
 

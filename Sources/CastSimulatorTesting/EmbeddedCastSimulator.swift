@@ -186,10 +186,13 @@ public final class EmbeddedCastSimulator {
     }
 
     /// The news as ``news(buffering:)`` tells it, taken a batch at a time, as the control
-    /// API's event stream takes it. Finished when the simulator stops.
-    package func newsBatches(buffering limit: Int = 4096) -> BatchQueue<SimulatorNews> {
+    /// API's event stream takes it: only what `including` takes is queued. Finished when the
+    /// simulator stops.
+    package func newsBatches(buffering limit: Int = 4096, including: @escaping @Sendable (SimulatorNews) -> Bool = { _ in true })
+        -> BatchQueue<SimulatorNews>
+    {
         let queue = BatchQueue<SimulatorNews>(limit: limit)
-        followers.append((runner.subscribe { queue.yield($0) }, { queue.finish() }))
+        followers.append((runner.subscribe { if including($0) { queue.yield($0) } }, { queue.finish() }))
         return queue
     }
 
