@@ -43,9 +43,22 @@ enum ControlResponse {
         text(value.jsonText() + "\n", contentType: "application/json", status: status)
     }
 
+    /// JSON text written as bytes already (a newline is added, as `json(_:)` adds one).
+    static func json(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(bytes.count + 1)
+        buffer.writeBytes(bytes)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return body(buffer, contentType: "application/json", status: status)
+    }
+
     static func text(_ text: String, contentType: String, status: HTTPResponse.Status = .ok) -> Response {
+        body(ByteBuffer(string: text), contentType: contentType, status: status)
+    }
+
+    private static func body(_ buffer: ByteBuffer, contentType: String, status: HTTPResponse.Status) -> Response {
         var headers: HTTPFields = [.contentType: contentType]
         headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 }

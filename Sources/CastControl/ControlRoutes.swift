@@ -149,17 +149,13 @@ package struct ControlRoutes: Sendable {
     private func journal(_ request: Request, unhandledOnly: Bool) async throws -> Response {
         var filter = try JournalView.Filter(query: Self.query(request))
         if unhandledOnly { filter.unhandledOnly = true }
-        let kept = try await simulator.journal()
-        let (entries, more) = filter.apply(kept)
-        let counts = try await simulator.journalCounts()
+        let page = try await simulator.journalPage(after: filter.after)
+        let (entries, more) = filter.apply(page.entries)
         // Whether the answer can have left nothing out to the journal's limit (or a clear):
         // past a cursor, nothing newer than it was dropped; without one, nothing since the
         // last clear.
-        let complete = filter.after.map { after in kept.first.map { $0.sequence - 1 <= after } ?? true } ?? (counts.seen == counts.kept)
-        return ControlResponse.json([
-            "messages": .array(entries.map(JournalView.json)), "more": .bool(more), "complete": .bool(complete),
-            "kept": .number(Double(counts.kept)), "seen": .number(Double(counts.seen)),
-        ])
+        let complete = filter.after.map { after in page.oldest.map { $0 - 1 <= after } ?? true } ?? (page.seen == page.kept)
+        return ControlResponse.json(bytes: JournalView.pageJSON(entries, more: more, complete: complete, kept: page.kept, seen: page.seen))
     }
 
     private func verify(_ request: Request) async throws -> Response {

@@ -176,6 +176,10 @@ package struct MessageJournal: Sendable {
     /// Every entry kept, oldest first.
     package var entries: [JournalEntry] { (0..<count).map { ring[slot($0)] } }
 
+    /// The sequence number of the oldest entry kept, if any: entries are contiguous by
+    /// sequence, the newest `count - 1` after it.
+    package var oldestSequence: Int? { count > 0 ? lastSequence - count + 1 : nil }
+
     /// The entries newer than `sequence`, oldest first, without copying the older ones.
     package func entries(after sequence: Int) -> [JournalEntry] {
         guard count > 0, lastSequence > sequence else { return [] }

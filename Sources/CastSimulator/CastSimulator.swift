@@ -327,6 +327,19 @@ public final class CastSimulator: Sendable {
         try await onDeviceLoop { $0.journal.newest(count, where: matches) }
     }
 
+    /// The journal's entries newer than `sequence` (all of them for nil), oldest first, with
+    /// its counts and its oldest entry's number, in one visit to the device's loop: a client
+    /// that polls with a cursor copies only what is new, not the whole journal each time.
+    package func journalPage(after sequence: Int?) async throws
+        -> (entries: [JournalEntry], seen: Int, kept: Int, oldest: Int?)
+    {
+        try await onDeviceLoop { runner in
+            let journal = runner.journal
+            return (sequence.map(journal.entries(after:)) ?? journal.entries, journal.seenSinceClear, journal.count,
+                    journal.oldestSequence)
+        }
+    }
+
     /// How many messages the journal has seen since it was cleared, and how many it keeps.
     public func journalCounts() async throws -> (seen: Int, kept: Int) {
         try await onDeviceLoop { ($0.journal.seenSinceClear, $0.journal.count) }

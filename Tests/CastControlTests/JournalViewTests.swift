@@ -37,4 +37,22 @@ struct JournalViewTests {
             #expect(String(decoding: bytes, as: UTF8.self) == JournalView.json(entry).jsonText(), "\(entry.envelope.payload)")
         }
     }
+
+    @Test("GET /journal's answer written as bytes is the text of its value, with no messages, one, and several")
+    func pageSameBytesAsTheValue() {
+        let entries = [
+            Self.entry(.string(JSONValue.object(["type": "RECEIVER_STATUS", "requestId": 3]).jsonText()), own: true),
+            Self.entry(.string(#"{"type":"PING"}"#), direction: .inbound),
+            Self.entry(.binary(Data([7]))),
+        ]
+        for (count, complete, more) in [(0, true, false), (1, false, true), (3, true, true)] {
+            let page = Array(entries.prefix(count))
+            let value: JSONValue = [
+                "messages": .array(page.map(JournalView.json)), "more": .bool(more), "complete": .bool(complete),
+                "kept": 10000, "seen": 123456789,
+            ]
+            let bytes = JournalView.pageJSON(page, more: more, complete: complete, kept: 10000, seen: 123456789)
+            #expect(String(decoding: bytes, as: UTF8.self) == value.jsonText(), "\(count) messages")
+        }
+    }
 }

@@ -69,11 +69,18 @@ struct MessageJournalTests {
         for sequence in 1...100 {
             journal.record(Self.entry(sequence, payloadBytes: sequence % 5 * 300))
             #expect(journal.entries.map(\.sequence) == Array(max(1, sequence - 6)...sequence))
+            #expect(journal.oldestSequence == journal.entries.first?.sequence)
+            // A cursor before the oldest gets every entry kept; one at the newest, none.
+            #expect(journal.entries(after: 0).map(\.sequence) == journal.entries.map(\.sequence))
+            #expect(journal.entries(after: sequence - 1).map(\.sequence) == [sequence])
+            #expect(journal.entries(after: sequence).isEmpty)
         }
         journal.clear()
-        #expect(journal.count == 0 && journal.bytes == 0 && journal.entries.isEmpty)
+        #expect(journal.count == 0 && journal.bytes == 0 && journal.entries.isEmpty && journal.oldestSequence == nil)
+        #expect(journal.entries(after: 0).isEmpty)
         journal.record(Self.entry(101, payloadBytes: 1))
         #expect(journal.entries.map(\.sequence) == [101])
+        #expect(journal.oldestSequence == 101)
     }
 
     @Test("An entry takes 120 bytes besides its text")
