@@ -18,6 +18,12 @@ struct RoundTripCommand: AsyncParsableCommand {
     @Option(help: "Clients following castsim's event stream of messages (GET /api/v1/events?types=message) through the run: what they cost castsim shows against a run without (castsim only; at most 64, the control API's limit).")
     var followers = 0
 
+    @Option(help: "Clients following castsim's journal by polling it with a cursor (GET /api/v1/journal?after=SEQ&limit=10000), each once its last answer is in and --poll-interval has passed (castsim only).")
+    var pollers = 0
+
+    @Option(help: "Seconds a journal poller waits after an answer before it asks again.")
+    var pollInterval = 0.05
+
     @Option(help: "Requests a second over all senders: each sender also waits for its turn, so castsim and the echo are compared at the same load below their limits (the latency a sender sees at that load). Default: each request as soon as the last is answered.")
     var rate: Double?
 
@@ -29,6 +35,13 @@ struct RoundTripCommand: AsyncParsableCommand {
         guard requests >= senders else { throw ValidationError("--requests (\(requests)) must be at least --senders (\(senders)): every sender asks") }
         try checkWarmup(warmup)
         guard (0...64).contains(followers) else { throw ValidationError("--followers must be 0-64 (the control API's limit on open streams)") }
+        guard (0...64).contains(pollers) else { throw ValidationError("--pollers must be 0-64") }
+        guard pollInterval.isFinite, pollInterval >= 0, pollInterval <= 60 else {
+            throw ValidationError("--poll-interval must be 0-60 seconds")
+        }
+        if pollers > 0, options.connect != nil {
+            throw ValidationError("--pollers needs a castsim started here (its control API's address comes from its ready line), not --connect")
+        }
         if followers > 0, options.connect != nil {
             throw ValidationError("--followers needs a castsim started here (its control API's address comes from its ready line), not --connect")
         }
@@ -37,7 +50,7 @@ struct RoundTripCommand: AsyncParsableCommand {
     func run() async throws {
         try await LoadSession(options: options).run(
             RoundTripWorkload(senders: senders, requests: requests, warmup: warmup ?? defaultWarmup(requests), followers: followers,
-                              rate: rate))
+                              pollers: pollers, pollInterval: pollInterval, rate: rate))
     }
 }
 

@@ -11,20 +11,26 @@ struct RoundTripWorkload: LoadWorkload {
     let warmup: Int
     /// Clients following castsim's event stream (its messages) through the run.
     var followers = 0
+    /// Clients following castsim's journal through the run, polling it with a cursor every
+    /// `pollInterval` seconds.
+    var pollers = 0
+    var pollInterval = 0.05
     /// Requests a second over all senders, or nil: each request as soon as the last is answered.
     var rate: Double?
 
     var mode: String { "roundtrip" }
     var echoBroadcasts: Bool { false }
-    var castsimArguments: [String] { followers > 0 ? ["--control-port", "0"] : [] }
+    var castsimArguments: [String] { followers + pollers > 0 ? ["--control-port", "0"] : [] }
     var summary: String {
         "roundtrip: \(senders) sender\(senders == 1 ? "" : "s") asking GET_STATUS, \(requests) requests measured after \(warmup) warm-up"
             + (rate.map { ", paced at \(NumberText.format($0)) requests/s" } ?? "")
             + (followers > 0 ? ", \(followers) event-stream follower\(followers == 1 ? "" : "s") of castsim's messages" : "")
+            + (pollers > 0 ? ", \(pollers) journal poller\(pollers == 1 ? "" : "s") every \(NumberText.format(pollInterval)) s" : "")
     }
     var parameters: [String: JSONValue] {
         ["senders": .number(Double(senders)), "requests": .number(Double(requests)), "warmup": .number(Double(warmup)),
-         "followers": .number(Double(followers)), "rate": rate.map(JSONValue.number) ?? .null]
+         "followers": .number(Double(followers)), "rate": rate.map(JSONValue.number) ?? .null,
+         "pollers": .number(Double(pollers)), "poll_interval": .number(pollInterval)]
     }
 
     /// Sender `index`'s pace, when the run is paced.
@@ -43,6 +49,20 @@ struct RoundTripWorkload: LoadWorkload {
             }
             following = try await EventFollowers.open(followers, to: control, types: "message", group: target.group)
         }
+        var polling: JournalPollers?
+        if pollers > 0, target.name == "castsim" {
+            guard let control = target.control else {
+                await following?.close()
+                throw LoadError("--pollers needs castsim's control API, and this castsim printed none on its ready line")
+            }
+            do {
+                polling = try await JournalPollers.start(pollers, to: control, every: .nanoseconds(Int64(pollInterval * 1e9)),
+                                                         group: target.group)
+            } catch {
+                await following?.close()
+                throw error
+            }
+        }
         let (connections, replyBytes) = try await target.openSenders(senders, concurrency: 16, requestId: { _ in 1 }, progress: progress)
         do {
             let warmups = connections.indices.map { Self.share(of: warmup, part: $0, of: senders) }
@@ -57,8 +77,11 @@ struct RoundTripWorkload: LoadWorkload {
             }, closingOnStall: connections)
             let figures = try window.end(target)
             let followedBytes = following?.bytes
+            try await polling?.catchUp()
+            let polled = polling?.figures
             await LoadTarget.close(connections)
             await following?.close()
+            await polling?.close()
 
             var latencies = LatencyHistogram()
             for part in samples { latencies.merge(part) }
@@ -74,10 +97,16 @@ struct RoundTripWorkload: LoadWorkload {
             ] + (following == nil ? [] : [
                 // Over the whole run, warm-up included: evidence the followers were fed, not a rate.
                 Metric("follower_kib", "followers got KiB", followedBytes.map { Double($0) / 1024 }, .kibibytes, compared: false),
-            ]), referenceReplyBytes: replyBytes)
+            ]) + (polled.map { polled in [
+                // Every message from the pollers' start to the end of the run (they catch up
+                // then), over all of them: evidence they kept reading, not a rate.
+                Metric("poller_messages", "pollers got msgs", Double(polled.messages), .count, compared: false),
+                Metric("poller_polls", "polls", Double(polled.polls), .count, compared: false),
+            ] } ?? []), referenceReplyBytes: replyBytes)
         } catch {
             await LoadTarget.close(connections)
             await following?.close()
+            await polling?.close()
             throw error
         }
     }

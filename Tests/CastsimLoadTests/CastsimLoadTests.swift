@@ -96,6 +96,16 @@ struct CastsimLoadRunTests {
         #expect(try Self.number(figures, "server_cpu_us_per_request") > 0)
     }
 
+    @Test("roundtrip --pollers: castsim's journal is polled with a cursor through the run, and every poller reads every message")
+    func pollers() throws {
+        let report = try Self.run(["roundtrip", "--senders", "2", "--requests", "200", "--pollers", "2", "--target", "castsim", "--json"])
+        let figures = try Self.figures(report, "castsim")
+        // The pollers start on an empty journal and catch up at the end: each reads every
+        // sender's CONNECT, first GET_STATUS and its answer, then 210 requests and answers.
+        #expect(try Self.number(figures, "poller_messages") == 2 * (2 * 3 + 2 * 210))
+        #expect(try Self.number(figures, "poller_polls") >= 4)
+    }
+
     @Test("roundtrip --rate: the senders keep to the pace, however fast the answers come")
     func paced() throws {
         // 2 senders, 300 requests at 600 a second: each sender's 150th request is its 149th
@@ -170,6 +180,8 @@ struct CastsimLoadRunTests {
             (["idle", "--connect", "localhost"], "expected HOST:PORT"),
             (["roundtrip", "--followers", "65"], "--followers must be 0-64"),
             (["roundtrip", "--rate", "0"], "--rate must be a number of requests a second, at least 1"),
+            (["roundtrip", "--pollers", "65"], "--pollers must be 0-64"),
+            (["roundtrip", "--pollers", "1", "--poll-interval=-1"], "--poll-interval must be 0-60 seconds"),
             (["devices", "--devices", "10001"], "--devices must be 1-10000"),
             (["streaming", "--bit-rate", "5"], "--bit-rate must be 100000-50000000"),
         ]
