@@ -70,8 +70,9 @@ let benchmarks: @Sendable () -> Void = {
 
     // An event-stream follower: the same round trip while a reader takes every piece of
     // news, a batch at a time with the same pause after each (what the control API's
-    // /api/v1/events does before it encodes it, off the device's loop). The device's cost per message is the difference from the plain
-    // round trip, halved (a PING and its PONG are two messages).
+    // /api/v1/events does before it encodes it, off the device's loop). The device's cost
+    // per message is the difference from the plain round trip, halved (a PING and its PONG
+    // are two messages).
     let followed = Fixture<(Embedded, Task<Int, Never>)>()
     Benchmark("runtime.embedded-ping-round-trip-followed", configuration: hotPath()) { benchmark in
         let state = followed.value.0

@@ -129,10 +129,14 @@ final class JournalPollers: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var buffer = unwrapInboundIn(data)
-            enum Then { case wait, askLater, askNow, stop(EventLoopPromise<Void>) }
+            enum Then { case wait, askLater, askNow, stop(EventLoopPromise<Void>), refused(String) }
             let then = state.withLockedValue { state -> Then in
                 state.answer.writeBuffer(&buffer)
-                guard let body = Self.body(of: state.answer) else { return .wait }
+                guard let (status, body) = Self.answer(in: state.answer) else { return .wait }
+                // A refusal (a token the control API wants, say) ends the run with its reason.
+                guard status.hasPrefix("HTTP/1.1 200") else {
+                    return .refused("\(status): \(String(buffer: body).prefix(300))")
+                }
                 let (messages, newest) = Self.sequences(in: body)
                 state.answer.clear()
                 state.cursor = newest ?? state.cursor ?? 0
@@ -149,6 +153,10 @@ final class JournalPollers: Sendable {
             let channel = context.channel
             switch then {
             case .wait: return
+            case .refused(let reason):
+                answered.fail(LoadError("GET /api/v1/journal answered \(reason)"))
+                context.close(promise: nil)
+                return
             case .askNow: ask(channel)
             case .stop(let caughtUp): caughtUp.succeed()
             case .askLater:
@@ -174,36 +182,41 @@ final class JournalPollers: Sendable {
             context.close(promise: nil)
         }
 
-        /// The body of a whole answer, once all of it is in (its headers and `Content-Length`
-        /// bytes after them); nil while more is to come.
-        static func body(of answer: ByteBuffer) -> ByteBuffer? {
-            answer.withUnsafeReadableBytes { bytes -> (start: Int, length: Int)? in
-                guard let headEnd = find(Array("\r\n\r\n".utf8), in: bytes, from: 0) else { return nil }
-                let head = String(decoding: bytes[..<headEnd], as: UTF8.self).lowercased()
-                guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+        /// The status line and the body of a whole answer, once all of it is in (its headers
+        /// and `Content-Length` bytes after them); nil while more is to come.
+        static func answer(in bytes: ByteBuffer) -> (status: String, body: ByteBuffer)? {
+            bytes.withUnsafeReadableBytes { raw -> (status: String, start: Int, length: Int)? in
+                guard let headEnd = find(Array("\r\n\r\n".utf8), in: raw, from: 0) else { return nil }
+                let lines = String(decoding: raw[..<headEnd], as: UTF8.self).split(separator: "\r\n")
+                guard let line = lines.first(where: { $0.lowercased().hasPrefix("content-length:") }),
                       let length = Int(String(line.dropFirst("content-length:".count).drop { $0 == " " }))
                 else { return nil }
                 let start = headEnd + 4
-                return bytes.count - start >= length ? (start, length) : nil
-            }.flatMap { answer.getSlice(at: answer.readerIndex + $0.start, length: $0.length) }
+                return raw.count - start >= length ? (String(lines.first ?? ""), start, length) : nil
+            }.flatMap { found in
+                bytes.getSlice(at: bytes.readerIndex + found.start, length: found.length).map { (found.status, $0) }
+            }
         }
 
         /// How many messages an answer has, and the newest one's number: each message has one
-        /// `"seq":N`, the newest last.
+        /// `"seq":N,"sourceId":` (its keys are sorted; a payload's own `seq` is not followed by
+        /// the message's `sourceId`), the newest last.
         static func sequences(in body: ByteBuffer) -> (count: Int, newest: Int?) {
             body.withUnsafeReadableBytes { bytes in
                 let marker = Array(#""seq":"#.utf8)
                 var count = 0
                 var newest: Int?
                 var index = 0
+                let next = Array(#","sourceId":"#.utf8)
                 while let found = find(marker, in: bytes, from: index) {
-                    count += 1
                     index = found + marker.count
                     var value = 0
                     while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
                         value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
                         index += 1
                     }
+                    guard matches(next, in: bytes, at: index) else { continue }
+                    count += 1
                     newest = value
                 }
                 return (count, newest)
@@ -212,13 +225,17 @@ final class JournalPollers: Sendable {
 
         /// Where `marker` first is in `bytes` from `start` on.
         static func find(_ marker: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-            guard let first = marker.first, bytes.count >= marker.count else { return nil }
             var index = start
             while index <= bytes.count - marker.count {
-                if bytes[index] == first, (1..<marker.count).allSatisfy({ bytes[index + $0] == marker[$0] }) { return index }
+                if bytes[index] == marker[0], matches(marker, in: bytes, at: index) { return index }
                 index += 1
             }
             return nil
+        }
+
+        /// Whether `bytes` has `marker` at `index`.
+        static func matches(_ marker: [UInt8], in bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
+            index >= 0 && index + marker.count <= bytes.count && marker.indices.allSatisfy { bytes[index + $0] == marker[$0] }
         }
     }
 }
