@@ -145,19 +145,23 @@ final class EventStreams: Sendable {
         }
     }
 
-    /// Appends the event frame of `news`, if it is an event of a stream's.
+    /// Appends the event frame of `news`, if it is an event of a stream's, named as
+    /// ``type(of:)`` names it.
     static func appendFrame(_ news: SimulatorNews, to bytes: inout [UInt8]) {
+        guard let name = type(of: news) else { return }
+        let data: JSONValue
         switch news {
-        case .event(let event): appendFrame("device", EventView.json(event), to: &bytes)
-        case .message(let entry): appendMessageFrame(entry, to: &bytes)
-        case .clock(let time, _): appendFrame("clock", ["mode": "manual", "speed": nil, "time": .number(time.seconds)], to: &bytes)
-        case .reset: appendFrame("reset", [:], to: &bytes)
+        case .message(let entry): return appendMessageFrame(entry, to: &bytes)
+        case .event(let event): data = EventView.json(event)
+        case .clock(let time, _): data = ["mode": "manual", "speed": nil, "time": .number(time.seconds)]
+        case .reset: data = [:]
         case .upstream(let connection, let connected, let reason):
-            appendFrame("upstream", ["connection": .number(Double(connection.rawValue)), "connected": .bool(connected),
-                                     "reason": reason.map(JSONValue.string) ?? .null], to: &bytes)
-        case .discovery(let status): appendFrame("discovery", DiscoveryView.json(status), to: &bytes)
-        case .connected, .disconnected, .unhandled, .input: break
+            data = ["connection": .number(Double(connection.rawValue)), "connected": .bool(connected),
+                    "reason": reason.map(JSONValue.string) ?? .null]
+        case .discovery(let status): data = DiscoveryView.json(status)
+        case .connected, .disconnected, .unhandled, .input: return
         }
+        appendFrame(name, data, to: &bytes)
     }
 
     /// One event: its name and its JSON on one `data:` line (the JSON text has no newline).

@@ -17,32 +17,12 @@ final class EventFollowers: Sendable {
     /// has its first event (`hello`), so the device is feeding every one of them.
     static func open(_ count: Int, to address: SocketAddress, types: String, group: any EventLoopGroup) async throws -> EventFollowers {
         let received = NIOLockedValueBox(0)
-        var channels: [any Channel] = []
-        do {
-            for _ in 0..<count {
-                let started = group.next().makePromise(of: Void.self)
-                let channel = try await ClientBootstrap(group: group)
-                    .connectTimeout(.seconds(10))
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(Reader(received: received, started: started))
-                        }
-                    }
-                    .connect(to: address).get()
-                channels.append(channel)
-                let host = "\(address.ipAddress ?? "localhost"):\(address.port ?? 80)"
-                let request = "GET /api/v1/events?types=\(types) HTTP/1.1\r\nHost: \(host)\r\nAccept: text/event-stream\r\n\r\n"
-                try await channel.writeAndFlush(ByteBuffer(string: request)).get()
-                // A refusal (429: the control API's limit on streams) comes as an answer, not a close.
-                let deadline = channel.eventLoop.scheduleTask(in: .seconds(10)) {
-                    started.fail(LoadError("no event-stream hello within 10 s (refused? the control API serves at most 64 streams)"))
-                }
-                defer { deadline.cancel() }
-                try await started.futureResult.get()
-            }
-        } catch {
-            for channel in channels { try? await channel.close() }
-            throw LoadError("event-stream follower at \(address): \(error)")
+        let channels = try await ControlClients.open(
+            count, of: "event-stream follower", to: address, group: group,
+            silence: "no event-stream hello within 10 s"
+        ) { host, started in
+            Reader(request: "GET /api/v1/events?types=\(types) HTTP/1.1\r\nHost: \(host)\r\nAccept: text/event-stream\r\n\r\n",
+                   received: received, started: started)
         }
         return EventFollowers(channels: channels, received: received)
     }
@@ -57,17 +37,34 @@ final class EventFollowers: Sendable {
     /// Counts what comes in; `event: hello` says the stream is on.
     private final class Reader: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
+        let request: String
         let received: NIOLockedValueBox<Int>
         let started: EventLoopPromise<Void>
 
-        init(received: NIOLockedValueBox<Int>, started: EventLoopPromise<Void>) {
+        init(request: String, received: NIOLockedValueBox<Int>, started: EventLoopPromise<Void>) {
+            self.request = request
             self.received = received
             self.started = started
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
+            context.fireChannelActive()
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = unwrapInboundIn(data)
             received.withLockedValue { $0 += buffer.readableBytes }
+            // A refusal (a token the control API wants, its limit on streams) says why.
+            let text = String(buffer: buffer)
+            if text.hasPrefix("HTTP/1.1 "), !text.hasPrefix("HTTP/1.1 200") {
+                // "\r\n" is one Character: the head's lines split on it.
+                let status = text.split(separator: "\r\n", maxSplits: 1).first ?? ""
+                let body = text.firstRange(of: "\r\n\r\n").map { text[$0.upperBound...].prefix(300) } ?? ""
+                started.fail(LoadError("GET /api/v1/events answered \(status): \(body)"))
+                context.close(promise: nil)
+                return
+            }
             // Subscribed by the time `hello` is written (the response head can come first).
             if buffer.readableBytesView.containsHello { started.succeed() }
         }

@@ -26,30 +26,9 @@ final class JournalPollers: Sendable {
         async throws -> JournalPollers
     {
         let tally = NIOLockedValueBox(Tally())
-        var channels: [any Channel] = []
-        let host = "\(address.ipAddress ?? "localhost"):\(address.port ?? 80)"
-        do {
-            for _ in 0..<count {
-                let answered = group.next().makePromise(of: Void.self)
-                let channel = try await ClientBootstrap(group: group)
-                    .connectTimeout(.seconds(10))
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(
-                                Poller(host: host, interval: interval, tally: tally, answered: answered))
-                        }
-                    }
-                    .connect(to: address).get()
-                channels.append(channel)
-                let deadline = channel.eventLoop.scheduleTask(in: .seconds(10)) {
-                    answered.fail(LoadError("no answer to GET /api/v1/journal within 10 s"))
-                }
-                defer { deadline.cancel() }
-                try await answered.futureResult.get()
-            }
-        } catch {
-            for channel in channels { try? await channel.close() }
-            throw LoadError("journal poller at \(address): \(error)")
+        let channels = try await ControlClients.open(count, of: "journal poller", to: address, group: group,
+                                                     silence: "no answer to GET /api/v1/journal within 10 s") { host, answered in
+            Poller(host: host, interval: interval, tally: tally, answered: answered)
         }
         return JournalPollers(channels: channels, tally: tally)
     }

@@ -39,11 +39,8 @@ struct RoundTripCommand: AsyncParsableCommand {
         guard pollInterval.isFinite, pollInterval >= 0, pollInterval <= 60 else {
             throw ValidationError("--poll-interval must be 0-60 seconds")
         }
-        if pollers > 0, options.connect != nil {
-            throw ValidationError("--pollers needs a castsim started here (its control API's address comes from its ready line), not --connect")
-        }
-        if followers > 0, options.connect != nil {
-            throw ValidationError("--followers needs a castsim started here (its control API's address comes from its ready line), not --connect")
+        if options.connect != nil, let option = [("--followers", followers), ("--pollers", pollers)].first(where: { $0.1 > 0 })?.0 {
+            throw ValidationError("\(option) needs a castsim started here (its control API's address comes from its ready line), not --connect")
         }
     }
 

@@ -40,31 +40,34 @@ struct RoundTripWorkload: LoadWorkload {
 
     func run(against target: LoadTarget) async throws -> WorkloadResult {
         let progress = LoadProgress()
-        // Every sender's first request is requestId 1: its answer is the reference size.
-        // The echo server has no event stream: followers are castsim's alone.
-        var following: EventFollowers?
-        if followers > 0, target.name == "castsim" {
-            guard let control = target.control else {
-                throw LoadError("--followers needs castsim's control API, and this castsim printed none on its ready line")
+        // The control API's clients are castsim's alone: the echo server has none.
+        var control: SocketAddress?
+        if followers + pollers > 0, target.name == "castsim" {
+            guard let address = target.control else {
+                throw LoadError("--followers and --pollers need castsim's control API, and this castsim printed none on its ready line")
             }
-            following = try await EventFollowers.open(followers, to: control, types: "message", group: target.group)
+            control = address
         }
+        var following: EventFollowers?
         var polling: JournalPollers?
-        if pollers > 0, target.name == "castsim" {
-            guard let control = target.control else {
-                await following?.close()
-                throw LoadError("--pollers needs castsim's control API, and this castsim printed none on its ready line")
+        // Whatever fails on the way, every client opened so far is closed.
+        var connections: [LoadConnection] = []
+        func closeAll() async {
+            await LoadTarget.close(connections)
+            await following?.close()
+            await polling?.close()
+        }
+        do {
+            if let control, followers > 0 {
+                following = try await EventFollowers.open(followers, to: control, types: "message", group: target.group)
             }
-            do {
+            if let control, pollers > 0 {
                 polling = try await JournalPollers.start(pollers, to: control, every: .nanoseconds(Int64(pollInterval * 1e9)),
                                                          group: target.group)
-            } catch {
-                await following?.close()
-                throw error
             }
-        }
-        let (connections, replyBytes) = try await target.openSenders(senders, concurrency: 16, requestId: { _ in 1 }, progress: progress)
-        do {
+            // Every sender's first request is requestId 1: its answer is the reference size.
+            let (opened, replyBytes) = try await target.openSenders(senders, concurrency: 16, requestId: { _ in 1 }, progress: progress)
+            connections = opened
             let warmups = connections.indices.map { Self.share(of: warmup, part: $0, of: senders) }
             _ = try await progress.awaitPhase("the warm-up", of: target, connections.indices.map { index in
                 RequestLoop.run(connections[index], firstId: 2, count: warmups[index], record: false, progress: progress, pace: pace(index))
@@ -79,9 +82,7 @@ struct RoundTripWorkload: LoadWorkload {
             let followedBytes = following?.bytes
             try await polling?.catchUp()
             let polled = polling?.figures
-            await LoadTarget.close(connections)
-            await following?.close()
-            await polling?.close()
+            await closeAll()
 
             var latencies = LatencyHistogram()
             for part in samples { latencies.merge(part) }
@@ -104,9 +105,7 @@ struct RoundTripWorkload: LoadWorkload {
                 Metric("poller_polls", "polls", Double(polled.polls), .count, compared: false),
             ] } ?? []), referenceReplyBytes: replyBytes)
         } catch {
-            await LoadTarget.close(connections)
-            await following?.close()
-            await polling?.close()
+            await closeAll()
             throw error
         }
     }
