@@ -61,6 +61,17 @@ struct SessionUnderLoad {
     var tick = 0
 }
 
+/// The session of `castsim run` without a scenario (Scenario.plain), a sender connected
+/// to receiver-0, and the GET_STATUS it asks.
+func plainSession() -> ScenarioSession {
+    var session = ScenarioSession(scenario: .plain(deviceConfiguration()))
+    _ = session.connectionOpened(ConnectionID(1), now: .zero)
+    _ = session.receive(envelope("sender-0", "receiver-0", CastNamespace.connection, ["type": "CONNECT"]), on: ConnectionID(1), now: .zero)
+    return session
+}
+
+let plainGetStatus = envelope("sender-0", "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 1])
+
 /// A MEDIA_STATUS-sized message, for the framing benchmarks.
 let mediaStatusMessage = envelope("transport", "*", CastNamespace.media, [
     "type": "MEDIA_STATUS", "requestId": 0,
@@ -223,14 +234,31 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(plain.value.session.receive(request, on: ConnectionID(1), now: now))
         }
     } setup: {
-        plain.make {
-            var session = ScenarioSession(scenario: .plain(deviceConfiguration()))
-            _ = session.connectionOpened(ConnectionID(1), now: .zero)
-            _ = session.receive(envelope("sender-0", "receiver-0", CastNamespace.connection, ["type": "CONNECT"]), on: ConnectionID(1), now: .zero)
-            let request = envelope("sender-0", "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 1])
-            return SessionUnderLoad(session: session, request: request)
-        }
+        plain.make { SessionUnderLoad(session: plainSession(), request: plainGetStatus) }
     } teardown: { plain.drop() }
+
+    // Scenario: a recording's writer at work: the two lines of that round (the sender's
+    // GET_STATUS and the RECEIVER_STATUS, as the session numbers them) appended to the
+    // writer's kept buffer. Per round: what `--record` adds off the device's loop.
+    let recordedRound = Fixture<[JournalEntry]>()
+    Benchmark("scenario.recording-lines-get-status", configuration: hotPath()) { benchmark in
+        let entries = recordedRound.value
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 * 1024)
+        for _ in benchmark.scaledIterations {
+            for entry in entries { entry.appendRecordingLine(wall: 1_795_000_000_123, to: &bytes) }
+            if bytes.count > 60 * 1024 { bytes.removeAll(keepingCapacity: true) }
+        }
+        blackHole(bytes)
+    } setup: {
+        recordedRound.make {
+            var session = plainSession()
+            return session.receive(plainGetStatus, on: ConnectionID(1), now: SimTime(seconds: 12.345678)).compactMap { output in
+                guard case .message(let entry) = output else { return nil }
+                return entry
+            }
+        }
+    } teardown: { recordedRound.drop() }
 
     // Wire: a MEDIA_STATUS-sized CastMessage into a frame (protobuf + length header).
     Benchmark("wire.frame-encode", configuration: hotPath()) { benchmark in

@@ -36,12 +36,17 @@ public struct JournalEntry: Sendable, Equatable {
     /// instead of parsing and encoding it again. False for what senders and a relay's
     /// upstream send, which may be anything.
     package var payloadIsOwnJSON: Bool
+    /// The payload's text parsed as JSON when the device took it in (the session parses
+    /// every sender's payload once, and the device's own is JSON): a recording can copy a
+    /// sender's as it came rather than parse it a second time. False when nobody parsed it
+    /// (a relay passes messages on unread) or it is no JSON.
+    package var payloadIsJSON: Bool
     public var envelope: CastEnvelope
     /// Why no handler took an inbound message; nil when one did.
     public var unhandled: String?
 
     package init(sequence: Int, time: SimTime, direction: Direction, connections: ConnectionList, envelope: CastEnvelope,
-                 unhandled: String? = nil, payloadIsOwnJSON: Bool = false) {
+                 unhandled: String? = nil, payloadIsOwnJSON: Bool = false, payloadIsJSON: Bool = false) {
         self.sequence = sequence
         self.time = time
         self.direction = direction
@@ -49,6 +54,7 @@ public struct JournalEntry: Sendable, Equatable {
         self.envelope = envelope
         self.unhandled = unhandled
         self.payloadIsOwnJSON = payloadIsOwnJSON
+        self.payloadIsJSON = payloadIsJSON || payloadIsOwnJSON
     }
 
     /// Equal as messages: how the payload's text came about is not part of it.

@@ -123,7 +123,7 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         let payload = envelope.utf8.flatMap { try? JSONValue.parse($0) }
         let message = ReceivedMessage(time: self.now, connection: connection, envelope: envelope)
         receivedCount += 1
-        let sequence = tell(.inbound, envelope, connections: ConnectionList(connection))
+        let sequence = tell(.inbound, envelope, connections: ConnectionList(connection), json: payload != nil)
         observeExpectations(message, payload: payload)
         handling = (sequence, pending.count - 1)
         deliver(envelope, on: connection, payload: payload, sequence: sequence)
@@ -367,12 +367,13 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
 
     /// Numbers a message and tells it; returns its number.
     @discardableResult
-    /// `ownJSON`: the device's own output, whose payload its outbox encoded.
+    /// `ownJSON`: the device's own output, whose payload its outbox encoded; `json`: a
+    /// payload the session parsed as JSON.
     private mutating func tell(_ direction: JournalEntry.Direction, _ envelope: CastEnvelope, connections: ConnectionList,
-                               ownJSON: Bool = false) -> Int {
+                               ownJSON: Bool = false, json: Bool = false) -> Int {
         lastSequence += 1
         pending.append(.message(JournalEntry(sequence: lastSequence, time: now, direction: direction, connections: connections,
-                                             envelope: envelope, unhandled: nil, payloadIsOwnJSON: ownJSON)))
+                                             envelope: envelope, unhandled: nil, payloadIsOwnJSON: ownJSON, payloadIsJSON: json)))
         return lastSequence
     }
 

@@ -235,8 +235,9 @@ extension JSONValue {
             output.append(contentsOf: "null".utf8)  // JSON has no NaN or infinity
             return
         }
-        // Ids, counts, levels of 0 and 1: integers, written digit by digit without a String.
-        if value == value.rounded(), abs(value) < 1e15 {
+        // Ids, counts, levels of 0 and 1: integers, written digit by digit without a String
+        // (up to 2^53, as NumberText.format has it: 16 digits at most).
+        if value == value.rounded(), abs(value) < 9.007_199_254_740_992e15 {
             var integer = Int64(value)
             if integer < 0 {
                 output.append(UInt8(ascii: "-"))
@@ -254,7 +255,13 @@ extension JSONValue {
             }
             return
         }
-        output.append(contentsOf: NumberText.format(value).utf8)
+        // The rest as NumberText.format writes them (Swift's shortest text that reads back
+        // as the same Double), through a sink over the bytes: a String for each cost an
+        // allocation, and every line of a recording has its time.
+        var sink = ByteSink()
+        swap(&sink.bytes, &output)
+        value.write(to: &sink)
+        swap(&sink.bytes, &output)
     }
 
     package static func writeString(_ value: String, to output: inout [UInt8]) {

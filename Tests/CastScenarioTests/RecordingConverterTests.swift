@@ -8,13 +8,18 @@ import Testing
 /// Records a run of `script` on an embedded device (the runtime's recorder, under the
 /// manual clock) and reads the file back.
 func recordRun(_ scenario: Scenario, _ script: (EmbeddedCastSimulator) throws -> Void) throws -> Recording {
+    try Recording.read(Data(try recordedText(scenario, script).utf8))
+}
+
+/// The text of the file a run of `script` on an embedded device records.
+func recordedText(_ scenario: Scenario, _ script: (EmbeddedCastSimulator) throws -> Void) throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("castsim-\(UUID().uuidString).jsonl").path
     defer { try? FileManager.default.removeItem(atPath: path) }
     let device = EmbeddedCastSimulator(scenario: scenario)
     try device.startRecording(to: path)
     try script(device)
     device.stop()
-    return try Recording.read(try Data(contentsOf: URL(fileURLWithPath: path)))
+    return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
 }
 
 @Suite("From a recording to a scenario: steps, rules and expectations")

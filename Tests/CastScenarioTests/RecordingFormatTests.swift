@@ -101,7 +101,7 @@ struct RecordingFormatTests {
         }
     }
 
-    @Test("A sender's payload is written sorted and compact, and a line written directly is the line of the event's value")
+    @Test("A sender's payload nobody parsed is written sorted and compact, and a line written directly is the line of the event's value")
     func senderPayloadsWritten() throws {
         for (text, unhandled) in [(#"{ "type": "GET_STATUS",  "requestId": 7, "b": [1, 2.5, {"z": null, "a": true}] }"#, nil),
                                   (#"{"type":"NOPE"}"#, "no handler for urn:x-cast:x"), ("not JSON\n", "unparseable"), (#""\u00e9""#, nil)] {
@@ -114,13 +114,51 @@ struct RecordingFormatTests {
         }
     }
 
-    @Test("The session marks what the device encoded itself, and nothing a sender sent")
+    @Test("The session marks what the device encoded itself, and which of a sender's payloads it parsed as JSON")
     func ownPayloadsMarked() throws {
         var device = try CastTestDevice(scenarioJSON: #"{"name": "plain"}"#)
         _ = device.launch()
+        device.sendRaw(ConnectionID(1), CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
+                                                     payload: .string("not JSON")))
         let messages = device.journal.entries
         #expect(messages.contains { $0.direction == .outbound } && messages.contains { $0.direction == .inbound })
         #expect(messages.allSatisfy { $0.payloadIsOwnJSON == ($0.direction == .outbound) })
+        #expect(messages.allSatisfy { $0.payloadIsJSON == ($0.envelope.utf8 != "not JSON") })
+    }
+
+    @Test("A journal entry's recording line is its event's line, for every payload form")
+    func entryLines() throws {
+        let texts = [#"{"type": "GET_STATUS", "requestId": 7}"#, "{\"type\":\n\"PING\"}", "not JSON", #"{"requestId":1,"type":"RECEIVER_STATUS"}"#]
+        var entries: [JournalEntry] = []
+        for (index, text) in texts.enumerated() {
+            for direction in JournalEntry.Direction.allCases {
+                entries.append(JournalEntry(
+                    sequence: entries.count + 1, time: SimTime(seconds: 1.25 * Double(index)), direction: direction,
+                    connections: direction == .inbound ? [ConnectionID(3)] : [ConnectionID(3), ConnectionID(4)],
+                    envelope: CastEnvelope(sourceId: "sender-1", destinationId: "receiver-0", namespace: "urn:x-cast:x", payload: .string(text)),
+                    unhandled: index == 2 ? "no handler" : nil, payloadIsOwnJSON: index == 3 && direction == .outbound,
+                    payloadIsJSON: index < 2 || index == 3))
+            }
+        }
+        entries.append(JournalEntry(sequence: 99, time: SimTime(seconds: 9), direction: .inbound, connections: [ConnectionID(1)],
+                                    envelope: CastEnvelope(sourceId: "a", destinationId: "b", namespace: "urn:x-cast:x", payload: .binary(Data([0, 255])))))
+        let redaction = try PayloadRedaction(["requestId"])
+        for entry in entries {
+            let event = RecordedEvent(time: entry.time, wall: 1_764_072_000_123, kind: .message(RecordedMessage(entry)))
+            for redacting in [PayloadRedaction.none, redaction] {
+                var bytes: [UInt8] = []
+                entry.appendRecordingLine(wall: 1_764_072_000_123, to: &bytes, redacting: redacting)
+                let line = String(decoding: bytes, as: UTF8.self)
+                #expect(line == event.line(redacting: redacting), "\(entry.envelope.utf8 ?? "binary")")
+                // One line, which reads back as the event's value.
+                #expect(line.firstIndex(of: "\n") == line.index(before: line.endIndex))
+                #expect(try JSONValue.parse(line) == event.json(redacting: redacting))
+            }
+        }
+        // What was marked JSON and is one line is copied as it came; the rest written compact.
+        #expect(entries[0].recordingLine.contains(#""payload":{"type": "GET_STATUS", "requestId": 7},"#))
+        #expect(entries[2].recordingLine.contains(#""payload":{"type":"PING"},"#))
+        #expect(entries[4].recordingLine.contains(#""text":"not JSON""#))
     }
 
     @Test("A bad line is refused with its number and what was expected")
@@ -193,6 +231,12 @@ struct RecordingFormatTests {
         #expect(ISOTime.text(milliseconds: 8_640_000_000_000_000) == "+275760-09-13T00:00:00.000Z")
         #expect(ISOTime.text(milliseconds: -8_640_000_000_000_000) == "-271821-04-20T00:00:00.000Z")
         #expect(ISOTime.text(milliseconds: -62_198_755_200_000) == "-000001-01-01T00:00:00.000Z")
+        // Written into bytes as a JSON string, after what is there: the same text in quotes.
+        for milliseconds: Int64 in [0, -1, 1_764_072_000_123, 8_640_000_000_000_000, -8_640_000_000_000_000] {
+            var bytes = Array("x".utf8)
+            ISOTime.appendJSON(milliseconds: milliseconds, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == "x\"" + ISOTime.text(milliseconds: milliseconds) + "\"")
+        }
     }
 
     @Test("docs/recording.schema.json knows every event kind and member the writer writes")
@@ -241,5 +285,13 @@ struct RecordingTranscriptTests {
         #expect(all.contains("     2.000 ! operator {\"remote\":\"pause\"}"))
         #expect(all.contains("    13.000 - c1 disconnected (idleTimeout)"))
         #expect(all.contains("    14.000 ▶ streaming measured 1-4 video vp8 300 frames"))
+    }
+}
+
+extension JournalEntry {
+    fileprivate var recordingLine: String {
+        var bytes: [UInt8] = []
+        appendRecordingLine(wall: 0, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

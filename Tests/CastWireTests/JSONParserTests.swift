@@ -30,6 +30,23 @@ struct JSONParserTests {
         }
     }
 
+    @Test("Numbers are written as NumberText formats them, and read back as the same Double")
+    func numbersWritten() throws {
+        for value in [0, -0.0, 1, -12, 0.1, 0.25, 3.25, -0.0025, 5.1234567890123455, 12.345678, 0.30000000000000004, 1e-7,
+                      999_999_999_999_999, 1e15, -1e15, 5_000_000_000_000_001, 9_007_199_254_740_991, 9_007_199_254_740_992, 1e21,
+                      -1.7976931348623157e308, 5e-324, 1_795_000_000.123] {
+            var bytes: [UInt8] = []
+            JSONValue.writeNumber(value, to: &bytes)
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(text == NumberText.format(value), "\(value)")
+            #expect(try JSONValue.parse(text) == .number(value), "\(value)")
+        }
+        var bytes: [UInt8] = Array("[".utf8)
+        JSONValue.writeNumber(.infinity, to: &bytes)
+        JSONValue.writeNumber(0.5, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "[null0.5", "written after what is there, never over it")
+    }
+
     @Test("Malformed numbers are refused", arguments: [
         ("01", "byte 1: a number may not start with 0"),
         ("1.", "byte 2: expected a digit after \".\", got the end"),

@@ -32,6 +32,27 @@ package enum ISOTime {
     /// `Date.toISOString` writes it (UTC, always with milliseconds): the inverse of
     /// ``milliseconds(_:)``. Apps' events and recordings write their times so.
     package static func text(milliseconds total: Int64) -> String {
+        String(unsafeUninitializedCapacity: longest) { write(milliseconds: total, into: $0) }
+    }
+
+    /// Appends ``text(milliseconds:)``'s bytes, as a JSON string (in quotes): a recording
+    /// writes one on every line, and a String for each was a fifth of the line's cost.
+    package static func appendJSON(milliseconds total: Int64, to output: inout [UInt8]) {
+        var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes, no allocation
+        withUnsafeMutableBytes(of: &scratch) { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            bytes[0] = UInt8(ascii: "\"")
+            let count = write(milliseconds: total, into: UnsafeMutableBufferPointer(rebasing: bytes[1...]))
+            bytes[count + 1] = UInt8(ascii: "\"")
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[...(count + 1)]))
+        }
+    }
+
+    /// The most bytes a time takes: a year beyond 9999 is written with a sign and six digits.
+    private static let longest = 27
+
+    /// Writes the time digit by digit into `bytes` (at least ``longest``); returns the count.
+    private static func write(milliseconds total: Int64, into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var days = total >= 0 ? total / 86_400_000 : (total - 86_399_999) / 86_400_000
         let inDay = total - days * 86_400_000
         // Civil date from days since 1970 (Howard Hinnant's algorithm).
@@ -44,44 +65,39 @@ package enum ISOTime {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        // Written digit by digit into one string of the exact size: a recording writes one
-        // on every line, and a text per field with padding cost ten allocations a time.
-        let extended = !(0...9999).contains(year)
-        return String(unsafeUninitializedCapacity: extended ? 27 : 24) { bytes in
-            var count = 0
-            func put(_ byte: UInt8) {
-                bytes[count] = byte
-                count += 1
-            }
-            func digits(_ value: Int64, _ width: Int) {
-                var divisor: Int64 = 1
-                for _ in 1..<width { divisor *= 10 }
-                while divisor > 0 {
-                    put(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                    divisor /= 10
-                }
-            }
-            // As JavaScript's toISOString writes a year: four digits within 0...9999, else a
-            // sign and six digits (the saturated ends are +275760 and -271821).
-            if extended {
-                put(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-                digits(abs(year), 6)
-            } else {
-                digits(year, 4)
-            }
-            func field(_ separator: Unicode.Scalar, _ value: Int64, _ width: Int = 2) {
-                put(UInt8(ascii: separator))
-                digits(value, width)
-            }
-            field("-", month)
-            field("-", day)
-            field("T", inDay / 3_600_000)
-            field(":", inDay / 60000 % 60)
-            field(":", inDay / 1000 % 60)
-            field(".", inDay % 1000, 3)
-            put(UInt8(ascii: "Z"))
-            return count
+        var count = 0
+        func put(_ byte: UInt8) {
+            bytes[count] = byte
+            count += 1
         }
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                put(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        // As JavaScript's toISOString writes a year: four digits within 0...9999, else a
+        // sign and six digits (the saturated ends are +275760 and -271821).
+        if !(0...9999).contains(year) {
+            put(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            digits(abs(year), 6)
+        } else {
+            digits(year, 4)
+        }
+        func field(_ separator: Unicode.Scalar, _ value: Int64, _ width: Int = 2) {
+            put(UInt8(ascii: separator))
+            digits(value, width)
+        }
+        field("-", month)
+        field("-", day)
+        field("T", inDay / 3_600_000)
+        field(":", inDay / 60000 % 60)
+        field(":", inDay / 1000 % 60)
+        field(".", inDay % 1000, 3)
+        put(UInt8(ascii: "Z"))
+        return count
     }
 
     private static func daysIn(_ month: Int, of year: Int) -> Int {

@@ -135,6 +135,8 @@ public struct RecordedMessage: Sendable, Equatable {
     public var unhandled: String?
     /// As ``JournalEntry/payloadIsOwnJSON``: set only while recording, never read from a file.
     package var payloadIsOwnJSON = false
+    /// As ``JournalEntry/payloadIsJSON``: set only while recording, never read from a file.
+    package var payloadIsJSON = false
 
     public init(direction: JournalEntry.Direction, connections: ConnectionList, envelope: CastEnvelope, unhandled: String? = nil) {
         self.direction = direction
@@ -146,6 +148,7 @@ public struct RecordedMessage: Sendable, Equatable {
     public init(_ entry: JournalEntry) {
         self.init(direction: entry.direction, connections: entry.connections, envelope: entry.envelope, unhandled: entry.unhandled)
         payloadIsOwnJSON = entry.payloadIsOwnJSON
+        payloadIsJSON = entry.payloadIsJSON
     }
 
     /// Equal as messages: how the payload's text came about is not part of it.

@@ -250,48 +250,76 @@ extension RecordedEvent {
     }
 
     /// Appends the event's line. A message with a JSON payload is written straight into
-    /// bytes, in ``json(redacting:)``'s sorted member order and to the same bytes, without
-    /// building the event as a value first. The device's own payloads
-    /// (``RecordedMessage/payloadIsOwnJSON``) are copied as they are; a sender's is parsed
-    /// and written again, sorted and compact. A recording is mostly messages.
+    /// bytes (``appendMessageLine``); anything else through its value.
     package func appendLine(to output: inout [UInt8], redacting redaction: PayloadRedaction = .none) {
-        guard case .message(let message) = kind, redaction.isEmpty, case .string(let text) = message.envelope.payload else {
-            return appendSlowLine(to: &output, redacting: redaction)
-        }
+        guard case .message(let message) = kind, redaction.isEmpty,
+              Self.appendMessageLine(message.direction, message.connections, message.envelope, unhandled: message.unhandled,
+                                     ownJSON: message.payloadIsOwnJSON, json: message.payloadIsJSON, time: time, wall: wall, to: &output)
+        else { return appendSlowLine(to: &output, redacting: redaction) }
+    }
+
+    /// Appends a message's line straight into bytes, its members in ``json(redacting:)``'s
+    /// sorted order, without building the event as a value; the line reads back as that
+    /// value. The payload's text is copied as it is when it is JSON on one line: the
+    /// device's own (`ownJSON`), and a sender's that the session parsed (`json`), which
+    /// keeps its members in the sender's order. Any other is parsed and written again,
+    /// sorted and compact. False, with nothing written, for a payload that is no JSON (a
+    /// line with `text` or `binary`: the general path's). A recording is mostly messages.
+    package static func appendMessageLine(_ direction: JournalEntry.Direction, _ connections: ConnectionList, _ envelope: CastEnvelope,
+                                          unhandled: String?, ownJSON: Bool, json: Bool, time: SimTime, wall: Int64,
+                                          to output: inout [UInt8]) -> Bool {
+        guard case .string(let text) = envelope.payload else { return false }
         let payload: JSONValue?
-        if message.payloadIsOwnJSON {
+        if ownJSON || json && isOneLine(text) {
             payload = nil
         } else {
-            // Text that is no JSON goes in the `text` member: the general path writes that.
-            guard let parsed = try? JSONValue.parse(text) else { return appendSlowLine(to: &output, redacting: redaction) }
+            guard let parsed = try? JSONValue.parse(text) else { return false }
             payload = parsed
         }
-        output.append(contentsOf: #"{"connections":"#.utf8)
-        message.connections.writeJSON(to: &output)
-        output.append(contentsOf: #","destination":"#.utf8)
-        JSONValue.writeString(message.envelope.destinationId, to: &output)
-        output.append(contentsOf: #","direction":"#.utf8)
-        JSONValue.writeString(message.direction.rawValue, to: &output)
-        output.append(contentsOf: #","event":"message","namespace":"#.utf8)
-        JSONValue.writeString(message.envelope.namespace, to: &output)
-        output.append(contentsOf: #","payload":"#.utf8)
+        output.append(literal: #"{"connections":"#)
+        connections.writeJSON(to: &output)
+        output.append(literal: #","destination":"#)
+        JSONValue.writeString(envelope.destinationId, to: &output)
+        output.append(literal: direction == .inbound ? #","direction":"in","event":"message","namespace":"#
+                                                     : #","direction":"out","event":"message","namespace":"#)
+        JSONValue.writeString(envelope.namespace, to: &output)
+        output.append(literal: #","payload":"#)
         if let payload { payload.write(to: &output) } else { output.append(contentsOf: text.utf8) }
-        output.append(contentsOf: #","source":"#.utf8)
-        JSONValue.writeString(message.envelope.sourceId, to: &output)
-        output.append(contentsOf: #","t":"#.utf8)
+        output.append(literal: #","source":"#)
+        JSONValue.writeString(envelope.sourceId, to: &output)
+        output.append(literal: #","t":"#)
         JSONValue.writeNumber(time.seconds, to: &output)
-        if let unhandled = message.unhandled {
-            output.append(contentsOf: #","unhandled":"#.utf8)
+        if let unhandled {
+            output.append(literal: #","unhandled":"#)
             JSONValue.writeString(unhandled, to: &output)
         }
-        output.append(contentsOf: #","wall":"#.utf8)
-        JSONValue.writeString(ISOTime.text(milliseconds: wall), to: &output)
-        output.append(contentsOf: "}\n".utf8)
+        output.append(literal: #","wall":"#)
+        ISOTime.appendJSON(milliseconds: wall, to: &output)
+        output.append(literal: "}\n")
+        return true
+    }
+
+    /// Whether JSON text is on one line: a line break (or any control character) can only
+    /// be whitespace between its tokens, as strings escape them.
+    private static func isOneLine(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in !bytes.contains { $0 < 0x20 } }
     }
 
     private func appendSlowLine(to output: inout [UInt8], redacting redaction: PayloadRedaction) {
         json(redacting: redaction).write(to: &output)
         output.append(UInt8(ascii: "\n"))
+    }
+}
+
+extension JournalEntry {
+    /// The message's line in a recording, written at `wall` (milliseconds since 1970): the
+    /// line of its ``RecordedEvent``, without making one on the way.
+    package func appendRecordingLine(wall: Int64, to output: inout [UInt8], redacting redaction: PayloadRedaction = .none) {
+        guard redaction.isEmpty,
+              RecordedEvent.appendMessageLine(direction, connections, envelope, unhandled: unhandled, ownJSON: payloadIsOwnJSON,
+                                              json: payloadIsJSON, time: time, wall: wall, to: &output)
+        else { return RecordedEvent(time: time, wall: wall, kind: .message(RecordedMessage(self))).appendLine(to: &output, redacting: redaction) }
     }
 }
 
