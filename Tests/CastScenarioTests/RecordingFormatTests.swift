@@ -88,16 +88,18 @@ struct RecordingFormatTests {
         ]
         let redaction = try PayloadRedaction(["status"])
         for payload in payloads {
-            var message = RecordedMessage(direction: .outbound, connections: [ConnectionID(4), ConnectionID(5)], envelope: CastEnvelope(
-                sourceId: "receiver-0", destinationId: "*", namespace: CastNamespace.receiver, payload: .string(payload.jsonText())))
-            let parsed = Self.event(1.5, .message(message))
-            message.payloadIsOwnJSON = true
-            let copied = Self.event(1.5, .message(message))
-            #expect(copied.line() == parsed.line() && copied.line() == Recording.line(parsed.json()))
-            #expect(try Recording.read(Data((Recording.line(Self.header.json) + copied.line()).utf8)).events == [parsed])
+            let envelope = CastEnvelope(sourceId: "receiver-0", destinationId: "*", namespace: CastNamespace.receiver,
+                                        payload: .string(payload.jsonText()))
+            let parsed = Self.event(1.5, .message(RecordedMessage(direction: .outbound, connections: [ConnectionID(4), ConnectionID(5)],
+                                                                  envelope: envelope)))
+            let own = JournalEntry(sequence: 1, time: parsed.time, direction: .outbound, connections: [ConnectionID(4), ConnectionID(5)],
+                                   envelope: envelope, payloadIsOwnJSON: true)
+            let copied = own.recordingLine(wall: parsed.wall)
+            #expect(copied == parsed.line() && copied == Recording.line(parsed.json()))
+            #expect(try Recording.read(Data((Recording.line(Self.header.json) + copied).utf8)).events == [parsed])
             // Redacted, the payload is parsed and redacted as ever.
-            #expect(copied.line(redacting: redaction) == Recording.line(parsed.json(redacting: redaction)))
-            #expect(!copied.line(redacting: redaction).contains("applications"))
+            #expect(own.recordingLine(wall: parsed.wall, redacting: redaction) == Recording.line(parsed.json(redacting: redaction)))
+            #expect(!own.recordingLine(wall: parsed.wall, redacting: redaction).contains("applications"))
         }
     }
 
@@ -126,7 +128,7 @@ struct RecordingFormatTests {
         #expect(messages.allSatisfy { $0.payloadIsJSON == ($0.envelope.utf8 != "not JSON") })
     }
 
-    @Test("A journal entry's recording line is its event's line, for every payload form")
+    @Test("A journal entry's recording line reads back as its event, for every payload form")
     func entryLines() throws {
         let texts = [#"{"type": "GET_STATUS", "requestId": 7}"#, "{\"type\":\n\"PING\"}", "not JSON", #"{"requestId":1,"type":"RECEIVER_STATUS"}"#]
         var entries: [JournalEntry] = []
@@ -146,19 +148,17 @@ struct RecordingFormatTests {
         for entry in entries {
             let event = RecordedEvent(time: entry.time, wall: 1_764_072_000_123, kind: .message(RecordedMessage(entry)))
             for redacting in [PayloadRedaction.none, redaction] {
-                var bytes: [UInt8] = []
-                entry.appendRecordingLine(wall: 1_764_072_000_123, to: &bytes, redacting: redacting)
-                let line = String(decoding: bytes, as: UTF8.self)
-                #expect(line == event.line(redacting: redacting), "\(entry.envelope.utf8 ?? "binary")")
-                // One line, which reads back as the event's value.
+                let line = entry.recordingLine(wall: 1_764_072_000_123, redacting: redacting)
+                // One line, which reads back as the event's value; redacted, the event's own line.
                 #expect(line.firstIndex(of: "\n") == line.index(before: line.endIndex))
-                #expect(try JSONValue.parse(line) == event.json(redacting: redacting))
+                #expect(try JSONValue.parse(line) == event.json(redacting: redacting), "\(entry.envelope.utf8 ?? "binary")")
+                if !redacting.isEmpty { #expect(line == event.line(redacting: redacting)) }
             }
         }
         // What was marked JSON and is one line is copied as it came; the rest written compact.
-        #expect(entries[0].recordingLine.contains(#""payload":{"type": "GET_STATUS", "requestId": 7},"#))
-        #expect(entries[2].recordingLine.contains(#""payload":{"type":"PING"},"#))
-        #expect(entries[4].recordingLine.contains(#""text":"not JSON""#))
+        #expect(entries[0].recordingLine().contains(#""payload":{"type": "GET_STATUS", "requestId": 7},"#))
+        #expect(entries[2].recordingLine().contains(#""payload":{"type":"PING"},"#))
+        #expect(entries[4].recordingLine().contains(#""text":"not JSON""#))
     }
 
     @Test("A bad line is refused with its number and what was expected")
@@ -289,9 +289,9 @@ struct RecordingTranscriptTests {
 }
 
 extension JournalEntry {
-    fileprivate var recordingLine: String {
+    fileprivate func recordingLine(wall: Int64 = 0, redacting redaction: PayloadRedaction = .none) -> String {
         var bytes: [UInt8] = []
-        appendRecordingLine(wall: 0, to: &bytes)
+        appendRecordingLine(wall: wall, to: &bytes, redacting: redaction)
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -133,10 +133,6 @@ public struct RecordedMessage: Sendable, Equatable {
     public var envelope: CastEnvelope
     /// Why no handler took an inbound message.
     public var unhandled: String?
-    /// As ``JournalEntry/payloadIsOwnJSON``: set only while recording, never read from a file.
-    package var payloadIsOwnJSON = false
-    /// As ``JournalEntry/payloadIsJSON``: set only while recording, never read from a file.
-    package var payloadIsJSON = false
 
     public init(direction: JournalEntry.Direction, connections: ConnectionList, envelope: CastEnvelope, unhandled: String? = nil) {
         self.direction = direction
@@ -147,14 +143,6 @@ public struct RecordedMessage: Sendable, Equatable {
 
     public init(_ entry: JournalEntry) {
         self.init(direction: entry.direction, connections: entry.connections, envelope: entry.envelope, unhandled: entry.unhandled)
-        payloadIsOwnJSON = entry.payloadIsOwnJSON
-        payloadIsJSON = entry.payloadIsJSON
-    }
-
-    /// Equal as messages: how the payload's text came about is not part of it.
-    public static func == (lhs: RecordedMessage, rhs: RecordedMessage) -> Bool {
-        lhs.direction == rhs.direction && lhs.connections == rhs.connections && lhs.envelope == rhs.envelope
-            && lhs.unhandled == rhs.unhandled
     }
 
     /// The JSON payload, when it is JSON.

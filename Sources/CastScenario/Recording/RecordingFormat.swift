@@ -250,11 +250,14 @@ extension RecordedEvent {
     }
 
     /// Appends the event's line. A message with a JSON payload is written straight into
-    /// bytes (``appendMessageLine``); anything else through its value.
+    /// bytes (``appendMessageLine``), its payload parsed and written again as nobody has
+    /// said what its text is (a recorder writes the journal's entries, which say:
+    /// ``JournalEntry/appendRecordingLine(wall:to:redacting:)``); anything else through
+    /// its value.
     package func appendLine(to output: inout [UInt8], redacting redaction: PayloadRedaction = .none) {
         guard case .message(let message) = kind, redaction.isEmpty,
               Self.appendMessageLine(message.direction, message.connections, message.envelope, unhandled: message.unhandled,
-                                     ownJSON: message.payloadIsOwnJSON, json: message.payloadIsJSON, time: time, wall: wall, to: &output)
+                                     ownJSON: false, json: false, time: time, wall: wall, to: &output)
         else { return appendSlowLine(to: &output, redacting: redaction) }
     }
 
@@ -301,10 +304,7 @@ extension RecordedEvent {
 
     /// Whether JSON text is on one line: a line break (or any control character) can only
     /// be whitespace between its tokens, as strings escape them.
-    private static func isOneLine(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in !bytes.contains { $0 < 0x20 } }
-    }
+    private static func isOneLine(_ text: String) -> Bool { !text.utf8.contains { $0 < 0x20 } }
 
     private func appendSlowLine(to output: inout [UInt8], redacting redaction: PayloadRedaction) {
         json(redacting: redaction).write(to: &output)
