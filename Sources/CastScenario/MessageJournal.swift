@@ -126,6 +126,14 @@ package struct MessageJournal: Sendable {
         seenSinceClear += 1
         guard limit > 0 else { return }
         let footprint = entry.footprint
+        if count == limit, count == ring.count, bytes - ring[start].footprint + footprint <= byteLimit {
+            // Full, and the oldest going makes room: the newest takes its slot at once,
+            // without a vacant entry written in between (the steady state of a busy device).
+            bytes += footprint - ring[start].footprint
+            ring[start] = entry
+            start = (start + 1) % ring.count
+            return
+        }
         while count > 0, count == limit || bytes + footprint > byteLimit {
             dropOldest()
         }

@@ -176,7 +176,6 @@ public final class CastSimulator: Sendable {
                     let sync = channel.pipeline.syncOperations
                     let presented = try tls.current()
                     try sync.addHandler(NIOSSLServerHandler(context: presented.context))
-                    try sync.addHandler(ByteToMessageHandler(CastFrameSplitter()))
                     try sync.addHandler(CastConnectionHandler(runner: runner.value, logger: logger,
                                                               stalledReaderTimeout: stalledReaderTimeout,
                                                               tlsCertificateDER: presented.credentials.tls.der))

@@ -76,7 +76,6 @@ public final class EmbeddedCastSimulator {
         let senderSide = EmbeddedChannel(loop: loop)
         let sender = EmbeddedCastSender(simulator: self, channel: senderSide)
         do {
-            try deviceSide.pipeline.syncOperations.addHandler(ByteToMessageHandler(CastFrameSplitter()))
             try deviceSide.pipeline.syncOperations.addHandler(CastConnectionHandler(runner: runner, logger: configuration.logger))
             try senderSide.pipeline.syncOperations.addHandler(ByteToMessageHandler(CastFrameDecoder()))
             try senderSide.pipeline.syncOperations.addHandler(SenderInbox(sender: sender))

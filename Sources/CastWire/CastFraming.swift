@@ -18,7 +18,8 @@ public enum CastFraming {
 
     /// Parses one frame body. Required proto2 fields must be present.
     public static func parse(body: [UInt8]) throws(CastWireError) -> CastEnvelope {
-        try parse(body: ByteBuffer(bytes: body))
+        guard !body.isEmpty else { throw .emptyFrame }
+        return try CastMessageCodec.decode(body)
     }
 
     /// Serializes an envelope into a complete frame (header + body).
@@ -68,33 +69,6 @@ public struct CastFrameDecoder: ByteToMessageDecoder {
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let body = try CastFraming.nextBody(from: &buffer) else { return .needMoreData }
         context.fireChannelRead(Self.wrapInboundOut(try CastFraming.parse(body: body)))
-        return .continue
-    }
-
-    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
-        -> DecodingState
-    {
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        if let truncation = CastFraming.truncation(of: &buffer) { throw truncation }
-        return .needMoreData
-    }
-}
-
-/// Splits inbound bytes into frame bodies, still serialized: the device's connection
-/// handler parses each one when its turn comes, so one read of a thousand frames costs
-/// little until they are handled. Throws like ``CastFrameDecoder`` on framing errors.
-///
-/// Bodies are copied out as arrays (which the protobuf parser takes anyway), not sliced:
-/// a slice waiting in an inbox would share the decoder's buffer, and every later read
-/// appended to it would copy the whole buffer.
-public struct CastFrameSplitter: ByteToMessageDecoder {
-    public typealias InboundOut = [UInt8]
-
-    public init() {}
-
-    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let body = try CastFraming.nextBody(from: &buffer) else { return .needMoreData }
-        context.fireChannelRead(Self.wrapInboundOut(Array(body.readableBytesView)))
         return .continue
     }
 

@@ -44,13 +44,19 @@ package enum CastMessageCodec {
 
     /// Reads one frame body.
     package static func decode(_ body: ByteBuffer) throws(CastWireError) -> CastEnvelope {
-        let result = body.withUnsafeReadableBytes { bytes in
-            Result { () throws(CastWireError) -> CastEnvelope in
-                var reader = Reader(bytes: bytes)
-                return try reader.envelope()
-            }
+        try body.withUnsafeReadableBytes(decode).get()
+    }
+
+    /// Reads one frame body held in an array (a connection's inbox keeps them so).
+    package static func decode(_ body: [UInt8]) throws(CastWireError) -> CastEnvelope {
+        try body.withUnsafeBytes(decode).get()
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<CastEnvelope, CastWireError> {
+        Result { () throws(CastWireError) -> CastEnvelope in
+            var reader = Reader(bytes: bytes)
+            return try reader.envelope()
         }
-        return try result.get()
     }
 
     private struct Reader {

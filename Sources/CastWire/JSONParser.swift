@@ -88,6 +88,9 @@ package struct JSONParser: ~Copyable {
         var members: [String: JSONValue] = [:]
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return .object(members) }
+        // Room for six members at once: a Cast request has two to six at its top level,
+        // and a dictionary left to grow from empty reallocates and rehashes at 1, 3 and 6.
+        members.reserveCapacity(6)
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a member name in quotes, got \(current)")

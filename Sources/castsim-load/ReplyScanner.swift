@@ -57,8 +57,8 @@ package enum ReplyScanner {
 
 /// Splits inbound bytes into frame bodies, as slices of the read buffer. The load
 /// generator and the echo server look at each body once, at once, and keep nothing, so
-/// they need neither the copy of castsim's `CastFrameSplitter` nor the parse of
-/// `CastFrameDecoder`; the framing rules (64 KiB limit, truncation) are CastWire's.
+/// they need no parse (`CastFrameDecoder`'s); the framing rules (64 KiB limit,
+/// truncation) are CastWire's.
 struct CastBodySlicer: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer
 

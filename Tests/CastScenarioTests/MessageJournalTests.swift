@@ -69,6 +69,8 @@ struct MessageJournalTests {
         for sequence in 1...100 {
             journal.record(Self.entry(sequence, payloadBytes: sequence % 5 * 300))
             #expect(journal.entries.map(\.sequence) == Array(max(1, sequence - 6)...sequence))
+            // Full, each entry takes the oldest's slot in one step: the bytes still add up.
+            #expect(journal.bytes == journal.entries.reduce(0) { $0 + $1.footprint })
             #expect(journal.oldestSequence == journal.entries.first?.sequence)
             // A cursor before the oldest gets every entry kept; one at the newest, none.
             #expect(journal.entries(after: 0).map(\.sequence) == journal.entries.map(\.sequence))

@@ -32,16 +32,31 @@ struct EmbeddedRuntimeTests {
         let device = EmbeddedCastSimulator()
         let sender = device.connectSender()
         sender.connect()
-        var burst = ByteBuffer()
         let count = 1_000
-        for requestId in 1...count {
-            burst.writeImmutableBuffer(try CastFraming.frame(CastEnvelope(
-                sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
-                payload: .string(#"{"type":"GET_STATUS","requestId":\#(requestId)}"#))))
-        }
+        let burst = try Self.getStatusFrames(1...count)
         // Far more than one turn's worth (a turn is a couple of milliseconds of work).
         let replies = sender.sendRaw(burst).compactMap(\.requestId)
         #expect(replies == Array(1...count))
+    }
+
+    @Test("Frames cut anywhere across reads are put together: each request is answered once, in order")
+    func framesAcrossReads() throws {
+        let device = EmbeddedCastSimulator()
+        let sender = device.connectSender()
+        sender.connect()
+        let stream = try Self.getStatusFrames(1...3)
+        // Reads of 1 to 7 bytes: a length header in pieces, a body in pieces, the end of
+        // one frame and the start of the next in one read.
+        for size in 1...7 {
+            var rest = stream
+            var replies: [Int] = []
+            while rest.readableBytes > 0 {
+                let piece = rest.readSlice(length: min(size, rest.readableBytes))!
+                replies += sender.sendRaw(piece).compactMap(\.requestId)
+            }
+            #expect(replies == [1, 2, 3], "reads of \(size) bytes")
+        }
+        #expect(device.snapshot.connections.count == 1)
     }
 
     @Test("The replies to the requests of one read leave together, in one flush per turn")
@@ -56,17 +71,13 @@ struct EmbeddedRuntimeTests {
         let flushes = FlushCounter()
         let channel = EmbeddedChannel(loop: loop)
         try channel.pipeline.syncOperations.addHandlers(
-            flushes, ByteToMessageHandler(CastFrameSplitter()), CastConnectionHandler(runner: runner, logger: configuration.logger))
+            flushes, CastConnectionHandler(runner: runner, logger: configuration.logger))
         channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 8009), promise: nil)
 
         var read = ByteBuffer()
         read.writeImmutableBuffer(try CastFraming.frame(CastEnvelope(
             sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.connection, payload: .string(#"{"type":"CONNECT"}"#))))
-        for requestId in 1...10 {
-            read.writeImmutableBuffer(try CastFraming.frame(CastEnvelope(
-                sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
-                payload: .string(#"{"type":"GET_STATUS","requestId":\#(requestId)}"#))))
-        }
+        read.writeImmutableBuffer(try Self.getStatusFrames(1...10))
         try channel.writeInbound(read)
         var replies: [Int] = []
         for _ in 0..<100 where replies.count < 10 {
@@ -81,6 +92,17 @@ struct EmbeddedRuntimeTests {
         // One flush per turn (a flush per reply would be ten).
         #expect(flushes.count <= 3)
         _ = try? channel.finish()
+    }
+
+    /// GET_STATUS frames from `sender-0` to `receiver-0`, one a request id, back to back.
+    private static func getStatusFrames(_ requestIds: ClosedRange<Int>) throws -> ByteBuffer {
+        var frames = ByteBuffer()
+        for requestId in requestIds {
+            frames.writeImmutableBuffer(try CastFraming.frame(CastEnvelope(
+                sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
+                payload: .string(#"{"type":"GET_STATUS","requestId":\#(requestId)}"#))))
+        }
+        return frames
     }
 
     /// Sends `bad` on one connection and checks that it alone is closed.

@@ -35,6 +35,5 @@ extension DeadlineDriven {
             warn("advance to \(target) stopped after \(steps) steps at \(now)")
         }
         now = max(now, target)
-        handleDue()
     }
 }

@@ -82,7 +82,7 @@ extension DeviceRunner {
             }
             link.hold(frame)
         case .open(let sink):
-            if sink.queuedBytes + frame.readableBytes > limit {
+            if !sink.admits(frame.readableBytes, limit: limit) {
                 upstreamEnded(link, reason: "upstream \(link.configuration.hostAndPort) is not reading: \(sink.queuedBytes) bytes queued, over the \(limit)-byte limit",
                               level: .warning)
                 link.close()
