@@ -121,7 +121,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     }
 
     package func channelReadComplete(context: ChannelHandlerContext) {
-        handleInbox(context: context)
+        handleReceived(context: context)
         context.fireChannelReadComplete()
     }
 
@@ -137,7 +137,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
         if context.channel.isWritable {
             stallCheck?.cancel()
             stallCheck = nil
-            handleInbox(context: context)
+            handleReceived(context: context)
         } else if let stalledReaderTimeout, stallCheck == nil {
             stallCheck = context.eventLoop.assumeIsolated().scheduleTask(in: stalledReaderTimeout) { [self] in
                 stallCheck = nil
@@ -171,7 +171,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
 
     /// Hands the device what this turn allows while the sender takes its replies, leaves
     /// the rest for a later turn, and reads again once everything has been handled.
-    private func handleInbox(context: ChannelHandlerContext) {
+    private func handleReceived(context: ChannelHandlerContext) {
         // A reply's write can call back in (a writability change): this call goes on.
         guard !handling else { return }
         // Replies to a sender that is not reading would only pile up: its messages wait.
@@ -207,7 +207,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
             nextSlice = context.eventLoop.assumeIsolated().scheduleTask(in: Self.pauseBetweenSlices) { [self] in
                 nextSlice = nil
                 self.turnEnds = nil
-                handleInbox(context: context)
+                handleReceived(context: context)
             }
         }
         if readHeldBack, !frameWaits, context.channel.isWritable {

@@ -47,7 +47,7 @@ package enum CastMessageCodec {
         try body.withUnsafeReadableBytes(decode).get()
     }
 
-    /// Reads one frame body held in an array (a connection's inbox keeps them so).
+    /// Reads one frame body held in an array, in place.
     package static func decode(_ body: [UInt8]) throws(CastWireError) -> CastEnvelope {
         try body.withUnsafeBytes(decode).get()
     }

@@ -89,7 +89,8 @@ package struct JSONParser: ~Copyable {
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return .object(members) }
         // Room for six members at once: a Cast request has two to six at its top level,
-        // and a dictionary left to grow from empty reallocates and rehashes at 1, 3 and 6.
+        // and a dictionary grown from empty allocates and rehashes again at its first,
+        // second and fourth member.
         members.reserveCapacity(6)
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
