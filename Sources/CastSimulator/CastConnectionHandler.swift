@@ -115,10 +115,7 @@ package final class CastConnectionHandler: ChannelDuplexHandler, RemovableChanne
     }
 
     /// Whether a whole frame waits to be handled (else at most the start of one does).
-    private var frameWaits: Bool {
-        guard let received, let length = received.getInteger(at: received.readerIndex, as: UInt32.self) else { return false }
-        return received.readableBytes >= CastFraming.headerSize + Int(length)
-    }
+    private var frameWaits: Bool { received.map(CastFraming.startsWithWholeFrame) ?? false }
 
     package func channelReadComplete(context: ChannelHandlerContext) {
         handleReceived(context: context)

@@ -48,6 +48,13 @@ extension CastFraming {
         return buffer.readSlice(length: Int(length))!
     }
 
+    /// Whether `buffer` starts with a whole frame, which ``nextBody(from:)`` would take
+    /// (or refuse, when its declared length is over the limit).
+    package static func startsWithWholeFrame(_ buffer: ByteBuffer) -> Bool {
+        guard let length = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self) else { return false }
+        return length > maxBodySize || buffer.readableBytes >= headerSize + Int(length)
+    }
+
     /// At the end of the stream: what is left is a frame cut short.
     package static func truncation(of buffer: inout ByteBuffer) -> CastWireError? {
         guard buffer.readableBytes > 0 else { return nil }

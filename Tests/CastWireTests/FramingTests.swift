@@ -38,6 +38,23 @@ struct FramingTests {
         _ = try channel.finish()
     }
 
+    @Test("A buffer starts with a whole frame only once its body is all there, or once its length is over the limit")
+    func wholeFrameAtTheStart() throws {
+        let frame = try CastFraming.frame(envelope)
+        for cut in 0..<frame.readableBytes {
+            #expect(!CastFraming.startsWithWholeFrame(frame.getSlice(at: 0, length: cut)!), "\(cut) of \(frame.readableBytes) bytes")
+        }
+        #expect(CastFraming.startsWithWholeFrame(frame))
+        var twoAndABit = frame
+        twoAndABit.writeImmutableBuffer(frame)
+        twoAndABit.writeBytes([0, 0])
+        #expect(CastFraming.startsWithWholeFrame(twoAndABit))
+        var oversized = ByteBuffer()
+        oversized.writeInteger(UInt32(CastFraming.maxBodySize + 1), endianness: .big)
+        #expect(CastFraming.startsWithWholeFrame(oversized), "taken at once, to be refused")
+        #expect(throws: CastWireError.frameTooLarge(declared: CastFraming.maxBodySize + 1)) { _ = try CastFraming.nextBody(from: &oversized) }
+    }
+
     @Test("A declared length over 65536 fails at once, before the body arrives")
     func oversized() throws {
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
