@@ -128,7 +128,10 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
         handling = (sequence, pending.count - 1)
         deliver(envelope, on: connection, payload: payload, sequence: sequence)
         handling = nil
-        if let type = payload?["type"]?.stringValue, watchedMessageTypes.contains(type) { happened(.message(type), at: self.now) }
+        // Looked up only when a step waits for a message type (a hash of the type each time).
+        if !watchedMessageTypes.isEmpty, let type = payload?["type"]?.stringValue, watchedMessageTypes.contains(type) {
+            happened(.message(type), at: self.now)
+        }
         settle()
         return drain()
     }
@@ -312,8 +315,14 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     /// Passes device outputs on, through the faults in force, and fires the steps that
     /// wait for the device's events.
     private mutating func emitDevice(_ outputs: [DeviceOutput]) {
+        // Whether a fault in force may hold a message back or drop it. Nearly always none
+        // is: then a message passes as it is, without a copy of its parts to look at.
+        let sendsMayBeHeld = unresponsiveUntil != nil || heartbeatsStoppedUntil != nil || replyDelay != nil
+            || !connectionReplyDelays.isEmpty
         for output in outputs {
             switch output {
+            case .send where !sendsMayBeHeld:
+                break
             case .send(let envelope, let recipients):
                 if let until = unresponsiveUntil, now < until { continue }
                 if let until = heartbeatsStoppedUntil, now < until, envelope.namespace == CastNamespace.heartbeat { continue }

@@ -31,7 +31,7 @@ public enum CastFraming {
         guard size <= maxBodySize else { throw .frameTooLarge(declared: size) }
         var buffer = allocator.buffer(capacity: headerSize + size)
         buffer.writeInteger(UInt32(size), endianness: .big)
-        CastMessageCodec.write(envelope, into: &buffer)
+        CastMessageCodec.write(envelope, size: size, into: &buffer)
         return buffer
     }
 }

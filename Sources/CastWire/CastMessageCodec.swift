@@ -203,24 +203,75 @@ package enum CastMessageCodec {
             + stringFieldSize(envelope.namespace.utf8.count) + stringFieldSize(envelope.payloadByteCount)
     }
 
-    /// Writes the body, fields in number order and every required field present, as the
-    /// protobuf runtimes do.
-    package static func write(_ envelope: CastEnvelope, into buffer: inout ByteBuffer) {
-        writeTag(protocolVersion, varint, into: &buffer)
-        buffer.writeInteger(UInt8(0))  // CASTV2_1_0
-        writeString(sourceId, envelope.sourceId, into: &buffer)
-        writeString(destinationId, envelope.destinationId, into: &buffer)
-        writeString(namespace, envelope.namespace, into: &buffer)
-        writeTag(payloadType, varint, into: &buffer)
-        switch envelope.payload {
-        case .string(let text):
-            buffer.writeInteger(UInt8(0))  // STRING
-            writeString(payloadUtf8, text, into: &buffer)
-        case .binary(let data):
-            buffer.writeInteger(UInt8(1))  // BINARY
-            writeTag(payloadBinary, lengthDelimited, into: &buffer)
-            writeVarint(UInt64(data.count), into: &buffer)
-            buffer.writeBytes(data)
+    /// Writes the body (`size` bytes, ``bodySize(_:)``), fields in number order and every
+    /// required field present, as the protobuf runtimes do. In one pass over the buffer's
+    /// bytes: a ByteBuffer write for each tag and length byte checked the buffer's
+    /// uniqueness and capacity a dozen times a message (a twentieth of a reply's cost).
+    package static func write(_ envelope: CastEnvelope, size: Int, into buffer: inout ByteBuffer) {
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { bytes in
+            var writer = Writer(bytes: bytes)
+            writer.tag(protocolVersion, varint)
+            writer.byte(0)  // CASTV2_1_0
+            writer.string(sourceId, envelope.sourceId)
+            writer.string(destinationId, envelope.destinationId)
+            writer.string(namespace, envelope.namespace)
+            writer.tag(payloadType, varint)
+            switch envelope.payload {
+            case .string(let text):
+                writer.byte(0)  // STRING
+                writer.string(payloadUtf8, text)
+            case .binary(let data):
+                writer.byte(1)  // BINARY
+                writer.tag(payloadBinary, lengthDelimited)
+                writer.varint(UInt64(data.count))
+                writer.copy(data)
+            }
+            precondition(writer.index == size, "CastMessageCodec.bodySize disagrees with write")
+            return writer.index
+        }
+    }
+
+    /// Fills bytes the caller made room for.
+    private struct Writer {
+        let bytes: UnsafeMutableRawBufferPointer
+        var index = 0
+
+        mutating func byte(_ value: UInt8) {
+            precondition(index < bytes.count, "CastMessageCodec.bodySize disagrees with write")
+            bytes[index] = value
+            index += 1
+        }
+
+        mutating func varint(_ value: UInt64) {
+            var rest = value
+            while rest >= 0x80 {
+                byte(UInt8(truncatingIfNeeded: rest) | 0x80)
+                rest >>= 7
+            }
+            byte(UInt8(rest))
+        }
+
+        mutating func tag(_ field: UInt64, _ wireType: UInt64) { varint(field << 3 | wireType) }
+
+        mutating func string(_ field: UInt64, _ text: String) {
+            tag(field, lengthDelimited)
+            var text = text
+            text.withUTF8 { utf8 in
+                varint(UInt64(utf8.count))
+                copy(UnsafeRawBufferPointer(utf8))
+            }
+        }
+
+        mutating func copy(_ source: some DataProtocol) {
+            for region in source.regions {
+                region.withUnsafeBytes { region in copy(region) }
+            }
+        }
+
+        mutating func copy(_ source: UnsafeRawBufferPointer) {
+            precondition(source.count <= bytes.count - index, "CastMessageCodec.bodySize disagrees with write")
+            UnsafeMutableRawBufferPointer(rebasing: self.bytes[index...]).copyMemory(from: source)
+            index += source.count
         }
     }
 
@@ -231,24 +282,5 @@ package enum CastMessageCodec {
         var rest = value >> 7
         while rest > 0 { size += 1; rest >>= 7 }
         return size
-    }
-
-    private static func writeTag(_ field: UInt64, _ wireType: UInt64, into buffer: inout ByteBuffer) {
-        writeVarint(field << 3 | wireType, into: &buffer)
-    }
-
-    private static func writeString(_ field: UInt64, _ text: String, into buffer: inout ByteBuffer) {
-        writeTag(field, lengthDelimited, into: &buffer)
-        writeVarint(UInt64(text.utf8.count), into: &buffer)
-        buffer.writeString(text)
-    }
-
-    private static func writeVarint(_ value: UInt64, into buffer: inout ByteBuffer) {
-        var rest = value
-        while rest >= 0x80 {
-            buffer.writeInteger(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
-        }
-        buffer.writeInteger(UInt8(rest))
     }
 }

@@ -188,7 +188,7 @@ struct ReceiverTests {
 struct ReceiverStatusTextTests {
     /// The `status` text is reused while nothing changed: what goes out must still be the
     /// status of the moment, byte for byte what encoding it afresh gives.
-    @Test("Every RECEIVER_STATUS is the exact text of its status, through volume, launch, connect, stop, standby and mute")
+    @Test("Every RECEIVER_STATUS is the exact text of its status, through volume, launch, connect, stop, standby, mute, another input and an app's own statusText")
     func textFollowsEveryChange() throws {
         var device = CastTestDevice()
         let first = device.open(1)
@@ -223,8 +223,20 @@ struct ReceiverStatusTextTests {
         // Ids written as digits, on either side of where the number's own writer takes over.
         getStatus(4_294_967_296)
         getStatus(1_000_000_000_000_007)
-        #expect(texts.count == 10)
+        // Out of standby onto another input: isActiveInput false, isStandBy false.
+        _ = device.apply(.setStandby(false))
+        _ = device.apply(.setActiveInput(false))
+        getStatus(13)
+        // An app's own statusText changes with nothing else: DashCast's page becomes ready.
+        _ = device.launch(CastAppDefinition.dashCast.appId, on: 1)
+        getStatus(14)
+        _ = device.advance(0.6)  // its page takes half a second
+        getStatus(15)
+        #expect(texts.count == 13)
         #expect(texts[8].hasPrefix(#"{"requestId":4294967296,"#) && texts[9].hasPrefix(#"{"requestId":1000000000000007,"#))
+        #expect(texts[10].contains(#""isActiveInput":false"#) && texts[10].contains(#""isStandBy":false"#))
+        #expect(texts[11].contains(#""statusText":"Application is starting""#))
+        #expect(texts[12].contains(#""statusText":"Application ready""#))
         #expect(texts[0].replacingOccurrences(of: #""requestId":1"#, with: #""requestId":2"#) == texts[1])
         #expect(texts[2].contains(#""level":0.3"#) && !texts[1].contains(#""level":0.3"#))
         #expect(texts[3].contains(#""appId":"CC1AD845""#) && texts[3].contains(#""senderConnected":true"#))

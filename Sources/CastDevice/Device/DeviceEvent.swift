@@ -122,7 +122,12 @@ public struct AppInstance: Sendable, Equatable {
         self.sessionId = sessionId
         self.transportId = transportId
         self.isIdleScreen = isIdleScreen
-        self.statusText = statusText ?? (isIdleScreen ? "" : displayName)
+        self.statusText = Self.statusText(statusText, isIdleScreen: isIdleScreen, displayName: displayName)
+    }
+
+    /// The `statusText` of an app that says `own` (nil: nothing of its own).
+    package static func statusText(_ own: String?, isIdleScreen: Bool, displayName: String) -> String {
+        own ?? (isIdleScreen ? "" : displayName)
     }
 }
 

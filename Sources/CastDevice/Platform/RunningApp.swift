@@ -3,11 +3,34 @@ import CastWire
 /// An app instance: one launch of an app definition, with its session and transport ids,
 /// and the app itself.
 package struct RunningApp: Sendable {
-    package let definition: CastAppDefinition
-    /// Modern devices use the same UUID for both (docs/protocol/platform.md §6.1).
-    package let sessionId: String
-    package let transportId: String
+    /// What the launch fixed, which stays as it is while the app runs. Held by reference:
+    /// reading the device's optional running app copies it (twice a request, for the next
+    /// deadline), and a copy then takes one count rather than one for each of the
+    /// definition's strings and lists.
+    private final class Launch: Sendable {
+        let definition: CastAppDefinition
+        let sessionId: String
+        let transportId: String
+
+        init(definition: CastAppDefinition, sessionId: String, transportId: String) {
+            self.definition = definition
+            self.sessionId = sessionId
+            self.transportId = transportId
+        }
+    }
+
+    private let launch: Launch
     package var app: any CastApp
+
+    package var definition: CastAppDefinition { launch.definition }
+    /// Modern devices use the same UUID for both (docs/protocol/platform.md §6.1).
+    package var sessionId: String { launch.sessionId }
+    package var transportId: String { launch.transportId }
+
+    package init(definition: CastAppDefinition, sessionId: String, transportId: String, app: any CastApp) {
+        launch = Launch(definition: definition, sessionId: sessionId, transportId: transportId)
+        self.app = app
+    }
 
     package var instance: AppInstance {
         AppInstance(appId: definition.appId, displayName: definition.displayName, sessionId: sessionId,
