@@ -122,11 +122,21 @@ struct EurekaQuirkTests {
     @Test("crashAfterPolls: the polls past the limit hang on both ports, and the Cast channel stops answering")
     func lockUp() async throws {
         try await withDevice(quirks: .init(crashAfterPolls: 2)) { simulator in
+            let news = NewsLog(simulator.news())
+            defer { news.stop() }
             let sender = try await CastTestSender.connect(to: simulator)
             _ = try await sender.connectToReceiver()
             _ = try await httpGet(address: simulator.httpAddress!, secure: false, path: "/setup/eureka_info")
             _ = try await httpGet(address: simulator.httpsAddress!, secure: true, path: "/setup/eureka_info")
             let (third, finished) = try await unanswered(simulator.httpAddress!, secure: false)
+            // The third poll locks the device up once the device has heard of it: asked before,
+            // the GET_STATUS could still be answered (on a loaded machine the poll can take
+            // longer to arrive than the half second `unanswered` waits).
+            let lockedUp = await news.contains { news in
+                if case .event(let event) = news, case .faultApplied(.unresponsive) = event.kind { return true }
+                return false
+            }
+            #expect(lockedUp, "the device heard of the lock-up")
             try await sender.send(to: "receiver-0", CastNamespace.receiver, ["type": "GET_STATUS", "requestId": 5])
             let answer = await sender.waitFor(timeout: .milliseconds(500)) { _, json in json["requestId"] == 5 }
             #expect(answer == nil)
