@@ -315,13 +315,12 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
     /// Passes device outputs on, through the faults in force, and fires the steps that
     /// wait for the device's events.
     private mutating func emitDevice(_ outputs: [DeviceOutput]) {
-        // Whether a fault in force may hold a message back or drop it. Nearly always none
-        // is: then a message passes as it is, without a copy of its parts to look at.
-        let sendsMayBeHeld = unresponsiveUntil != nil || heartbeatsStoppedUntil != nil || replyDelay != nil
-            || !connectionReplyDelays.isEmpty
         for output in outputs {
             switch output {
-            case .send where !sendsMayBeHeld:
+            case .send where !faultMayHoldMessages:
+                // Nearly always: the message passes as it is, without a copy of its parts
+                // to look at. Asked for each output, as the checks below are: an output
+                // before it may change the faults (a closed connection's reply delay goes).
                 break
             case .send(let envelope, let recipients):
                 if let until = unresponsiveUntil, now < until { continue }
@@ -362,6 +361,12 @@ package struct ScenarioSession: Sendable, DeadlineDriven {
             }
             pass(output)
         }
+    }
+
+    /// Whether a fault was applied that may hold back or drop the device's messages (it
+    /// may have ended: the checks below compare its end with now).
+    private var faultMayHoldMessages: Bool {
+        unresponsiveUntil != nil || heartbeatsStoppedUntil != nil || replyDelay != nil || !connectionReplyDelays.isEmpty
     }
 
     /// Hands a device output on: a message is numbered and told.
