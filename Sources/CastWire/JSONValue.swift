@@ -266,34 +266,41 @@ extension JSONValue {
 
     package static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { bytes in
-            // Most strings (ids, types, URLs, titles) need no escape: copied whole.
-            var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                start = index + 1
-                output.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
-                case UInt8(ascii: "\n"): output.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): output.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): output.append(UInt8(ascii: "t"))
-                case 0x08: output.append(UInt8(ascii: "b"))
-                case 0x0C: output.append(UInt8(ascii: "f"))
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    output.append(contentsOf: "u00".utf8)
-                    output.append(hex[Int(byte >> 4)])
-                    output.append(hex[Int(byte & 0x0F)])
-                }
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        // A native string's bytes are read where they lie; `withUTF8` needs a mutable copy,
+        // and taking one retained and released the string for every string written.
+        if value.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, to: &output) }) == nil {
+            var value = value
+            value.withUTF8 { writeEscaped($0, to: &output) }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// A string's UTF-8 bytes, escaped as JSON wants them, without the quotes.
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        // Most strings (ids, types, URLs, titles) need no escape: copied whole.
+        var start = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            start = index + 1
+            output.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\n"): output.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): output.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): output.append(UInt8(ascii: "t"))
+            case 0x08: output.append(UInt8(ascii: "b"))
+            case 0x0C: output.append(UInt8(ascii: "f"))
+            default:
+                let hex = Array("0123456789abcdef".utf8)
+                output.append(contentsOf: "u00".utf8)
+                output.append(hex[Int(byte >> 4)])
+                output.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 }
 

@@ -13,7 +13,7 @@ enum StandardInputControl {
     /// One console for every device (a household has several): `advance` moves each
     /// device's clock, in order; `report` prints each device's report, one line each.
     static func start(devices: @escaping @Sendable () -> [CastSimulator], logger: Logger) {
-        let thread = Thread {
+        NamedThread.start("castsim-stdin") {
             while let line = readLine() {
                 let words = line.split(separator: " ").map(String.init)
                 guard let command = words.first else { continue }
@@ -49,7 +49,5 @@ enum StandardInputControl {
                 }
             }
         }
-        thread.name = "castsim-stdin"
-        thread.start()
     }
 }

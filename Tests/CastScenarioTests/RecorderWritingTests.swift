@@ -41,6 +41,19 @@ struct RecorderWritingTests {
         #expect(zip(lines.dropFirst(), recording.events).allSatisfy { line, event in line + "\n" == event.line() })
     }
 
+    #if os(Linux)
+    @Test("The writer is a thread named castsim-record, as top -H, ps -L and perf show it")
+    func writerThreadNamed() throws {
+        let scenario = try ScenarioText.parse(#"{"name": "named", "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"}}"#)
+        var names: [String] = []
+        _ = try recordedText(scenario) { _ in
+            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+            names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        }
+        #expect(names.contains("castsim-record\n"))
+    }
+    #endif
+
     @Test("Messages and the other events are written in the order they happened, however they were queued")
     func orderKept() throws {
         let scenario = try ScenarioText.parse(#"{"name": "order", "device": {"heartbeatInterval": "0s", "idleTimeout": "0s"}}"#)

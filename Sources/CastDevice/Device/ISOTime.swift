@@ -70,13 +70,17 @@ package enum ISOTime {
             bytes[count] = byte
             count += 1
         }
+        // Right to left by tens: a division by a constant is a multiplication, one by a
+        // divisor worked out at run time is not (each line of a recording has a time).
         func digits(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                put(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
+            var value = value
+            count += width
+            var index = count
+            repeat {
+                index -= 1
+                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            } while index > count - width
         }
         // As JavaScript's toISOString writes a year: four digits within 0...9999, else a
         // sign and six digits (the saturated ends are +275760 and -271821).

@@ -287,7 +287,7 @@ extension RecordedEvent {
                                                      : #","direction":"out","event":"message","namespace":"#)
         JSONValue.writeString(envelope.namespace, to: &output)
         output.append(literal: #","payload":"#)
-        if let payload { payload.write(to: &output) } else { output.append(contentsOf: text.utf8) }
+        if let payload { payload.write(to: &output) } else { output.append(utf8Of: text) }
         output.append(literal: #","source":"#)
         JSONValue.writeString(envelope.sourceId, to: &output)
         output.append(literal: #","t":"#)
@@ -304,7 +304,11 @@ extension RecordedEvent {
 
     /// Whether JSON text is on one line: a line break (or any control character) can only
     /// be whitespace between its tokens, as strings escape them.
-    private static func isOneLine(_ text: String) -> Bool { !text.utf8.contains { $0 < 0x20 } }
+    /// Read from the string's bytes where they lie: through the UTF-8 view's iterator it was
+    /// a twentieth of a recorder's writer.
+    private static func isOneLine(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { !$0.contains { $0 < 0x20 } } ?? !text.utf8.contains { $0 < 0x20 }
+    }
 
     private func appendSlowLine(to output: inout [UInt8], redacting redaction: PayloadRedaction) {
         json(redacting: redaction).write(to: &output)

@@ -110,7 +110,7 @@ package final class Recorder: Sendable {
             throw RecorderError(path: path, reason: problem, kind: .cannotWrite)
         }
         state = NIOLockedValueBox(State())
-        let thread = Thread { [state, wake, finished, redaction] in
+        NamedThread.start("castsim-record") { [state, wake, finished, redaction] in
             var stopping = false
             // Lines are written a chunk at a time from one buffer kept for the recording: a
             // buffer for each pass grew by doubling to megabytes, each new one fresh pages.
@@ -149,8 +149,6 @@ package final class Recorder: Sendable {
             finished.lock()
             finished.unlock(withValue: 1)
         }
-        thread.name = "castsim-recorder"
-        thread.start()
     }
 
     /// Writes the lines of `events`, and a `dropped` line after them if any were dropped,

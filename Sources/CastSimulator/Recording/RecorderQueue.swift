@@ -48,8 +48,12 @@ struct RecorderQueue {
         let problem = messages.withUnsafeBufferPointer { messages -> String? in
             for index in messages.indices {
                 writeOthers(upTo: index)
-                messages[index].entry.appendRecordingLine(wall: messages[index].wall, to: &bytes, redacting: redaction)
-                last = (messages[index].entry.time, messages[index].wall)
+                // Through the pointer the entry is read where it lies; the buffer's subscript
+                // copied it for the call, a retain and a release of each of its strings, whose
+                // counts live on the device's core.
+                let message = messages.baseAddress! + index
+                message.pointee.entry.appendRecordingLine(wall: message.pointee.wall, to: &bytes, redacting: redaction)
+                last = (message.pointee.entry.time, message.pointee.wall)
                 if let problem = write(&bytes) { return problem }
             }
             return nil
