@@ -75,7 +75,7 @@ package enum JournalView {
         JSONValue.writeString(entry.envelope.namespace, to: &output)
         output.append(contentsOf: #","payload":"#.utf8)
         switch payload {
-        case .copied(let string): output.append(contentsOf: string.utf8)
+        case .copied(let string): output.append(utf8Of: string)
         case .parsed(let value): value.write(to: &output)
         case .none: JSONValue.null.write(to: &output)
         }

@@ -5,11 +5,10 @@ extension [UInt8] {
         literal.withUTF8Buffer { append(contentsOf: $0) }
     }
 
-    /// Appends a string's UTF-8 bytes, read where they lie. `append(contentsOf: text.utf8)`
-    /// takes the view at +1: a retain and a release of the string, which on a recorder's
-    /// writer touch a cache line the device's core owns.
+    /// Appends a string's UTF-8 bytes, read where they lie (``Swift/String/withUTF8Bytes(_:)``):
+    /// `append(contentsOf: text.utf8)` takes the view at +1, a retain and a release.
     @inlinable package mutating func append(utf8Of text: String) {
-        if text.utf8.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) == nil { append(contentsOf: text.utf8) }
+        text.withUTF8Bytes { append(contentsOf: $0) }
     }
 }
 

@@ -255,8 +255,7 @@ package enum CastMessageCodec {
 
         mutating func string(_ field: UInt64, _ text: String) {
             tag(field, lengthDelimited)
-            var text = text
-            text.withUTF8 { utf8 in
+            text.withUTF8Bytes { utf8 in
                 varint(UInt64(utf8.count))
                 copy(UnsafeRawBufferPointer(utf8))
             }

@@ -14,8 +14,7 @@ package enum JSONMemberScan {
 
     /// The top-level member `key` of the object `text` is.
     package static func stringMember(_ key: String, of text: String) -> Result {
-        var text = text
-        return text.withUTF8 { bytes in
+        return text.withUTF8Bytes { bytes in
             var scanner = Scanner(bytes: bytes)
             return scanner.stringMember(key)
         }

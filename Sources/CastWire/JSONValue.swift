@@ -133,8 +133,7 @@ extension JSONValue {
     /// Fragments (a bare number or string) are accepted; callers that need an object check
     /// for one. Throws ``JSONParseError``.
     public static func parse(_ text: String) throws -> JSONValue {
-        var text = text
-        return try text.withUTF8 { bytes throws(JSONParseError) in try JSONParser.parse(bytes, limits: .castPayload) }
+        try text.withUTF8Bytes { bytes throws(JSONParseError) in try JSONParser.parse(bytes, limits: .castPayload) }
     }
 
     /// Parses UTF-8 JSON bytes within `limits`.
@@ -266,12 +265,7 @@ extension JSONValue {
 
     package static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // A native string's bytes are read where they lie; `withUTF8` needs a mutable copy,
-        // and taking one retained and released the string for every string written.
-        if value.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, to: &output) }) == nil {
-            var value = value
-            value.withUTF8 { writeEscaped($0, to: &output) }
-        }
+        value.withUTF8Bytes { writeEscaped($0, to: &output) }
         output.append(UInt8(ascii: "\""))
     }
 

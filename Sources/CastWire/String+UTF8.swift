@@ -29,3 +29,22 @@ extension String {
         self.init(validatingUTF8: UnsafeRawBufferPointer(bytes))
     }
 }
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes where they lie. `withUTF8` needs a
+    /// mutable string, and the copy made for it is a retain and a release of the storage:
+    /// on the device's loop a few nanoseconds for every string framed or parsed, and on a
+    /// recorder's writer a cache line that the device's core owns. A string whose bytes are
+    /// not in one piece (bridged from Objective-C) is made native on the way, as `withUTF8`
+    /// does.
+    @inlinable package func withUTF8Bytes<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let inPlace = utf8.withContiguousStorageIfAvailable { bytes in
+            Swift.Result { () throws(Failure) -> Result in try body(bytes) }
+        }
+        if let inPlace { return try inPlace.get() }
+        var copy = self
+        return try copy.withUTF8 { bytes in Swift.Result { () throws(Failure) -> Result in try body(bytes) } }.get()
+    }
+}

@@ -306,9 +306,7 @@ extension RecordedEvent {
     /// be whitespace between its tokens, as strings escape them.
     /// Read from the string's bytes where they lie: through the UTF-8 view's iterator it was
     /// a twentieth of a recorder's writer.
-    private static func isOneLine(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { !$0.contains { $0 < 0x20 } } ?? !text.utf8.contains { $0 < 0x20 }
-    }
+    private static func isOneLine(_ text: String) -> Bool { text.withUTF8Bytes { !$0.contains { $0 < 0x20 } } }
 
     private func appendSlowLine(to output: inout [UInt8], redacting redaction: PayloadRedaction) {
         json(redacting: redaction).write(to: &output)
