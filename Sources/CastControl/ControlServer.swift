@@ -83,7 +83,7 @@ public final class ControlServer: Sendable {
             }
             return ControlServer(host: configuration.host, server: server, streams: streams)
         } catch {
-            throw ControlStartError(description: "cannot listen on \(configuration.host):\(configuration.port) for the control API: \(error)")
+            throw ListenError(listener: .control, host: configuration.host, port: configuration.port, error: error)
         }
     }
 

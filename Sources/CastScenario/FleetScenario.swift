@@ -47,6 +47,13 @@ public struct FleetScenario: Sendable {
         // Each device's name (the parser's default for a device without one is "castsim").
         var names: [String] = []
         for (index, device) in devices.enumerated() {
+            // Steps, rules, expectations and groups name their device: one without a name
+            // would be "castsim", a name nobody wrote.
+            if device.objectValue != nil, device["name"] == nil {
+                issues.append(ScenarioIssue(path: "devices[\(index)].name", message: "missing; each device of a household needs a name of its own"))
+                names.append("castsim")  // the parser's default, for the device's place in the list
+                continue
+            }
             let name = device["name"]?.stringValue ?? "castsim"
             if names.contains(name) {
                 issues.append(ScenarioIssue(path: "devices[\(index)].name", message: "\"\(name)\" names another device too; each device needs a name of its own"))
@@ -161,6 +168,13 @@ public struct FleetScenario: Sendable {
                 issues.append(ScenarioIssue(path: path + ".name", message: "\"\(group.name)\" names another group too"))
             }
             known.insert(group.name)
+            // Senders list groups and devices together, and the control API picks either by name.
+            if names.contains(group.name) {
+                issues.append(ScenarioIssue(path: path + ".name", message: "\"\(group.name)\" names a device too; a group needs a name of its own"))
+            }
+            if let twice = group.members.enumerated().first(where: { group.members[..<$0.offset].contains($0.element) })?.element {
+                issues.append(ScenarioIssue(path: path + ".members", message: "\(JSONValue.string(twice).jsonText()) is listed twice; a device is in a group once"))
+            }
             for member in group.members where !names.contains(member) {
                 issues.append(ScenarioIssue(path: path + ".members", message: "\(JSONValue.string(member).jsonText()) is no device; expected some of \(quoted(names))"))
             }

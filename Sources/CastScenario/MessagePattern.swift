@@ -48,6 +48,27 @@ public struct MessagePattern: Sendable, Equatable {
 
     var maximumScore: Int { 4 + fields.count }
 
+    /// Why `path` is no path ``value(at:in:)`` can follow, or nil: member names between dots,
+    /// none empty, each with any number of `[N]` after it (N from 0). Checked when a scenario
+    /// is read: `items[-1]` or `a..b` would quietly match nothing, or something else.
+    static func pathProblem(_ path: String) -> String? {
+        let expected = "expected member names between dots, each maybe followed by [N] indices from 0, e.g. items[0].media.contentId"
+        guard !path.isEmpty else { return "an empty path; \(expected)" }
+        for component in path.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !component.isEmpty else { return "\"\(path)\" has an empty member name; \(expected)" }
+            var rest = component.drop { $0 != "[" && $0 != "]" }
+            guard rest.count < component.count || rest.first == "[" else { return "\"\(path)\": \(expected)" }
+            while !rest.isEmpty {
+                guard rest.first == "[", let close = rest.firstIndex(of: "]"),
+                      let index = Int(rest[rest.index(after: rest.startIndex)..<close]), index >= 0,
+                      !rest[rest.index(after: rest.startIndex)..<close].hasPrefix("+")
+                else { return "\"\(path)\": \(expected)" }
+                rest = rest[rest.index(after: close)...]
+            }
+        }
+        return nil
+    }
+
     /// The value at a dotted path with optional indices: `items[0].media.contentId`.
     static func value(at path: String, in root: JSONValue) -> JSONValue? {
         var current: JSONValue? = root

@@ -93,7 +93,7 @@ extension ScenarioParser {
 
     static func isMACAddress(_ text: String) -> Bool {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isASCIIHexDigit) }
     }
 
     static func isHostLabel(_ text: String) -> Bool {

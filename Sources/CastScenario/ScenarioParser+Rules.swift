@@ -103,9 +103,10 @@ extension ScenarioParser {
         var fields: [(key: String, predicate: FieldPredicate)] = []
         for key in members.keys.sorted() {
             guard let member = value[key] else { continue }
-            // `members` lets "$" keys through (they are operators in a pattern); here they are not.
+            // `members` reported the other unknown keys, and lets "$" keys through (they are
+            // operators in a pattern); here they are not.
             guard StreamingCondition.keys.contains(key) else {
-                reader.fail(member, "unknown key; expected one of \(StreamingCondition.keys.sorted().joined(separator: ", "))")
+                if key.hasPrefix("$") { reader.fail(member, "unknown key; expected one of \(StreamingCondition.keys.sorted().joined(separator: ", "))") }
                 continue
             }
             if let predicate = predicate(member) { fields.append((key, predicate)) }
@@ -130,9 +131,12 @@ extension ScenarioParser {
         pattern.destinationId = reader.read(value["to"]) { try $0.string(nonEmpty: true) }
         if let fields = value["fields"], let members = reader.read({ try fields.object() }) {
             for key in members.keys.sorted() {
-                if let field = fields[key], let predicate = predicate(field) {
-                    pattern.fields.append((key, predicate))
+                guard let field = fields[key] else { continue }
+                if let problem = MessagePattern.pathProblem(key) {
+                    reader.fail(field, problem)
+                    continue
                 }
+                if let predicate = predicate(field) { pattern.fields.append((key, predicate)) }
             }
         }
         return pattern

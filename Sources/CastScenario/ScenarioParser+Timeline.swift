@@ -147,6 +147,9 @@ extension ScenarioParser {
             }
             guard reader.members(value, allowed: ScenarioKeys.restore) != nil else { return nil }
             let host = reader.read(value["host"]) { try $0.string(nonEmpty: true) }
+            if let host, !IPAddressText.isAddress(host), let member = value["host"] {
+                reader.fail(member, "expected an IP address of this machine to listen on, got \(JSONReader.describe(member.value))")
+            }
             let port = reader.read(value["port"]) { try $0.int(in: 1...65535) }
             if value["host"] == nil, value["port"] == nil { reader.fail(value, "expected host and/or port (or true)") }
             return .device(.advertise(.restore(host: host, port: port)))
@@ -188,7 +191,7 @@ extension ScenarioParser {
         var uuid: String?
         if let member = value["uuid"], let text = reader.read({ try member.string() }) {
             uuid = DeviceIdentity.normalizeUUID(text)
-            if uuid == nil { reader.fail(member, "expected 32 hex digits, with or without dashes, got \(JSONReader.describe(member.value))") }
+            if uuid == nil { reader.fail(member, "expected 32 hex digits, with or without dashes (8-4-4-4-12), got \(JSONReader.describe(member.value))") }
         }
         var members: [String]?
         if let list = reader.read({ try value.required("members", "the names of its devices").array() }) {

@@ -16,9 +16,9 @@ extension Scenario {
     /// A scenario file's bytes; one that cannot be read is a validation error saying why.
     static func read(_ url: URL) throws(ScenarioValidationError) -> Data {
         do {
-            return try Data(contentsOf: url)
+            return try FileContents.load(url.path)
         } catch {
-            throw ScenarioValidationError(file: url.path, issues: [ScenarioIssue(path: "", message: "cannot read the file: \(error.localizedDescription)")])
+            throw ScenarioValidationError(file: url.path, issues: [ScenarioIssue(path: "", message: error.description)])
         }
     }
 
@@ -36,9 +36,20 @@ extension Scenario {
             let line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
             let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 - before.startIndex } ?? 0) + 1
             throw ScenarioValidationError(file: file, issues: [
-                ScenarioIssue(path: "", message: "not valid JSON at line \(line), column \(column): \(error.reason)"),
+                ScenarioIssue(path: "", message: "not valid JSON at line \(line), column \(column): \(error.reason)\(hint(data, error.offset))"),
             ])
         }
+    }
+
+    /// What a file that fails at its very start most likely is.
+    private static func hint(_ data: Data, _ offset: Int) -> String {
+        let start = data.prefix { [0x20, 0x09, 0x0A, 0x0D].contains($0) }.count
+        guard offset == start else { return "" }
+        if data.isEmpty || start == data.count { return " (the file is empty)" }
+        if data.dropFirst(start).starts(with: [0xEF, 0xBB, 0xBF]) {
+            return " (a UTF-8 byte order mark: save the file without one)"
+        }
+        return " (scenario files are JSON, an object in braces; YAML and other formats are not read)"
     }
 
     /// Reads and checks a scenario already parsed as JSON; the scenario keeps it as its ``source``.
@@ -186,7 +197,7 @@ struct ScenarioParser {
             if let normalized = DeviceIdentity.normalizeUUID(text) {
                 uuid = normalized
             } else {
-                reader.fail(member, "expected 32 hex digits, with or without dashes, got \(JSONReader.describe(member.value))")
+                reader.fail(member, "expected 32 hex digits, with or without dashes (8-4-4-4-12), got \(JSONReader.describe(member.value))")
             }
         }
         guard let identity = try? DeviceIdentity(uuid: uuid, friendlyName: name, supportsVideo: video, supportsAudio: audio) else {

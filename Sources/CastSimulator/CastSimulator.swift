@@ -269,7 +269,7 @@ public final class CastSimulator: Sendable {
 
     /// The scenario's report as things stand.
     public func report() async throws -> ScenarioReport {
-        try await onDeviceLoop { $0.session.report() }
+        try await onDeviceLoop { $0.report() }
     }
 
     /// Something happens to the device from outside the protocol (the remote, the TV...).

@@ -15,6 +15,7 @@ public struct ListenError: Error, Sendable, CustomStringConvertible {
         case cast = "the Cast port"
         case http = "the HTTP port"
         case https = "the HTTPS port"
+        case control = "the control API's port"
     }
 
     public enum Reason: Sendable, Equatable {
@@ -23,6 +24,8 @@ public struct ListenError: Error, Sendable, CustomStringConvertible {
         case notLocal
         /// Ports below 1024 need privileges (EACCES).
         case denied
+        /// The host is no address and no name the resolver knows.
+        case unknownHost
         case other(String)
     }
 
@@ -31,10 +34,14 @@ public struct ListenError: Error, Sendable, CustomStringConvertible {
     public let port: Int
     public let reason: Reason
 
-    init(listener: Listener, host: String, port: Int, error: any Error) {
+    package init(listener: Listener, host: String, port: Int, error: any Error) {
         self.listener = listener
         self.host = host
         self.port = port
+        if case SocketAddressError.unknown? = error as? SocketAddressError {
+            reason = .unknownHost
+            return
+        }
         switch (error as? IOError)?.errnoCode {
         case EADDRINUSE?: reason = .inUse
         case EADDRNOTAVAIL?: reason = .notLocal
@@ -50,6 +57,7 @@ public struct ListenError: Error, Sendable, CustomStringConvertible {
         case .inUse: return "\(subject) is already in use"
         case .notLocal: return "\(subject): \(host) is not an address of this machine"
         case .denied: return "\(subject): permission denied (ports below 1024 need privileges)"
+        case .unknownHost: return "\(subject): \(host) is no IP address, nor a name this machine resolves"
         case .other(let text): return "\(subject): cannot listen: \(text)"
         }
     }

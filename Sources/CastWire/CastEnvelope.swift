@@ -41,6 +41,13 @@ public struct CastEnvelope: Sendable, Equatable {
         if case .string(let text) = payload { return text }
         return nil
     }
+
+    /// What a payload no handler could read as a JSON object is, for a log line and the
+    /// journal's reason.
+    package var payloadDescription: String {
+        if case .binary = payload { return "the payload is binary, not JSON" }
+        return "the payload is not a JSON object"
+    }
 }
 
 extension CastEnvelope {

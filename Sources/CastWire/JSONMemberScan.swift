@@ -20,6 +20,17 @@ package enum JSONMemberScan {
         }
     }
 
+    /// The top-level member `key` of the object `text` is, when it is an integer; the last
+    /// one given, as the parser reads a name given twice. For text the parser refused: it
+    /// reads members up to where the text stops making sense, skipping the values of the
+    /// others by their brackets at any depth.
+    package static func integerMember(_ key: String, of text: String) -> Int? {
+        text.withUTF8Bytes { bytes in
+            var scanner = Scanner(bytes: bytes)
+            return scanner.integerMember(key)
+        }
+    }
+
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
@@ -89,6 +100,30 @@ package enum JSONMemberScan {
                     index += 1
                 }
                 return index > start
+            }
+        }
+
+        mutating func integerMember(_ key: String) -> Int? {
+            skipSpace()
+            guard skip(UInt8(ascii: "{")) else { return nil }
+            var found: Int?
+            while true {
+                skipSpace()
+                guard let name = string() else { return found }
+                skipSpace()
+                guard skip(UInt8(ascii: ":")) else { return found }
+                skipSpace()
+                let start = index
+                guard value() else { return found }
+                if !name.escaped, key.utf8.elementsEqual(UnsafeBufferPointer(rebasing: bytes[name.text])) {
+                    // A JSON number's characters only (Double also reads "0x10", "inf" and "nan"), and
+                    // an integer as JSONValue.intValue takes one.
+                    let token = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    let isNumber = token.allSatisfy { (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2B || $0 == 0x2E || $0 | 0x20 == 0x65 }
+                    found = isNumber ? Double(String(decoding: token, as: UTF8.self)).flatMap { JSONValue.number($0).intValue } : nil
+                }
+                skipSpace()
+                guard skip(UInt8(ascii: ",")) else { return found }
             }
         }
 

@@ -20,11 +20,16 @@ package struct JSONLimits: Sendable {
     /// Members of one object, elements of one array.
     package var maxElements: Int
     package var maxBytes: Int
+    /// Whether a member name given twice in one object is refused. A sender's payload is
+    /// read as browsers read it, the last one winning; in a file a person wrote, the
+    /// second `"timeline"` would silently drop the first's steps.
+    package var refusesDuplicateKeys: Bool
 
-    package init(maxDepth: Int, maxElements: Int, maxBytes: Int) {
+    package init(maxDepth: Int, maxElements: Int, maxBytes: Int, refusesDuplicateKeys: Bool = false) {
         self.maxDepth = maxDepth
         self.maxElements = maxElements
         self.maxBytes = maxBytes
+        self.refusesDuplicateKeys = refusesDuplicateKeys
     }
 
     /// A sender's payload. Real Cast payloads nest under 10 deep. A 64 KiB frame holds at
@@ -32,13 +37,17 @@ package struct JSONLimits: Sendable {
     /// QUEUE_ITEM_IDS trimmed to fit carries some 10,000 ids.
     package static let castPayload = JSONLimits(maxDepth: 32, maxElements: CastFraming.maxBodySize / 2,
                                                 maxBytes: CastFraming.maxBodySize)
-    /// A file a person wrote: a scenario. Larger, and a little deeper for nested steps.
-    package static let document = JSONLimits(maxDepth: 64, maxElements: 1_000_000, maxBytes: 16 << 20)
+    /// A file a person wrote (a scenario) or a control API request's body. Larger, a little
+    /// deeper for nested steps, and a name given twice in one object is refused.
+    package static let document = JSONLimits(maxDepth: 64, maxElements: 1_000_000, maxBytes: 16 << 20, refusesDuplicateKeys: true)
+    /// A recording: a document, but its messages' payloads are as senders sent them, and a
+    /// sender's duplicate name was read as the last one.
+    package static let recording = JSONLimits(maxDepth: 64, maxElements: 1_000_000, maxBytes: 16 << 20)
 }
 
 /// Strict RFC 8259 JSON over UTF-8 bytes, in one pass: no trailing commas, no comments,
 /// no leading zeros, no control characters in strings, valid UTF-8 and surrogate pairs.
-/// The last of duplicate keys wins. Recursion is bounded by ``JSONLimits/maxDepth``.
+/// The last of duplicate keys wins unless ``JSONLimits/refusesDuplicateKeys``. Recursion is bounded by ``JSONLimits/maxDepth``.
 ///
 /// Written for the device's hot path, where Foundation's JSONDecoder (through Codable)
 /// was the largest cost of a request and took any depth.
@@ -96,11 +105,14 @@ package struct JSONParser: ~Copyable {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a member name in quotes, got \(current)")
             }
+            let keyStart = index
             let key = try string()
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { throw error("expected \":\" after a member name, got \(current)") }
             skipWhitespace()
-            members[key] = try value(depth: depth)
+            if members.updateValue(try value(depth: depth), forKey: key) != nil, limits.refusesDuplicateKeys {
+                throw JSONParseError(offset: keyStart, reason: "\(JSONValue.string(key).jsonText()) is given twice in one object")
+            }
             guard members.count <= limits.maxElements else {
                 throw error("more than \(limits.maxElements) members in one object")
             }

@@ -14,7 +14,7 @@ struct DeviceOptions: ParsableArguments {
     /// Where a single device listens.
     var bindHost: String { host ?? "0.0.0.0" }
 
-    @Option(help: "Cast TLS port. Senders treat any port but 8009 as a cast group. 0 picks a free port.")
+    @Option(parsing: .unconditional, help: "Cast TLS port. Senders treat any port but 8009 as a cast group. 0 picks a free port.")
     var port = 8009
 
     @Option(name: .customLong("http-port"), help: "Port of /setup/eureka_info over HTTP; \"off\" turns it off. 0 picks a free port.")
@@ -26,10 +26,10 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. trace logs every message.")
     var logLevel: LogLevelArgument = .init(.info)
 
-    @Option(name: .customLong("journal-limit"), help: "How many of the senders' messages castsim keeps to show (the newest); expectations and reports do not depend on it.")
+    @Option(name: .customLong("journal-limit"), parsing: .unconditional, help: "How many of the senders' messages castsim keeps to show (the newest); expectations and reports do not depend on it.")
     var journalLimit: Int = 10_000
 
-    @Option(name: .customLong("journal-mib"), help: "How many MiB of messages the journal keeps at most, whatever --journal-limit says (each message counts its text, about 200 bytes, and 8 bytes for each connection a broadcast went to).")
+    @Option(name: .customLong("journal-mib"), parsing: .unconditional, help: "How many MiB of messages the journal keeps at most, whatever --journal-limit says (each message counts its text, about 200 bytes, and 8 bytes for each connection a broadcast went to).")
     var journalMiB: Int = MessageJournal.defaultByteLimit >> 20
 
     @Option(help: "A developer PKI directory (`castsim certs generate --out DIR`) whose device certificate answers device auth. Default: the repository's certs/, else one kept in the state directory ($XDG_STATE_HOME/castsim/certs or ~/.local/state/castsim/certs).")
@@ -116,6 +116,18 @@ struct DeviceOptions: ParsableArguments {
         }
     }
 
+    /// A port that could not be bound, named by the flag that sets it: that is what the
+    /// person at the terminal changes.
+    static func describe(_ error: ListenError) -> String {
+        let flag = switch error.listener {
+        case .cast: "--port"
+        case .http: "--http-port"
+        case .https: "--https-port"
+        case .control: "--control-port"
+        }
+        return error.description(naming: flag)
+    }
+
     /// Starts the device and its control API and prints the ready line on standard output:
     ///   castsim ready cast=HOST:PORT http=HOST:PORT https=HOST:PORT control=HOST:PORT
     func start(_ configuration: SimulatorConfiguration, logger: Logger) async throws -> (CastSimulator, ControlServer?) {
@@ -123,13 +135,7 @@ struct DeviceOptions: ParsableArguments {
         do {
             simulator = try await CastSimulator.start(configuration)
         } catch let error as ListenError {
-            // Name the flag that sets the port: that is what the person at the terminal changes.
-            let flag = switch error.listener {
-            case .cast: "--port"
-            case .http: "--http-port"
-            case .https: "--https-port"
-            }
-            throw StartFailure(description: error.description(naming: flag))
+            throw StartFailure(description: Self.describe(error))
         } catch let error as DiscoveryUnavailable {
             throw StartFailure(description: "\(error.description) (--mdns, --interface)")
         }
@@ -147,6 +153,9 @@ struct DeviceOptions: ParsableArguments {
             do {
                 control = try await ControlServer.start(ControlConfiguration(host: effectiveControlHost, port: port, token: controlToken),
                                                         simulator: simulator, logger: logger)
+            } catch let error as ListenError {
+                await simulator.stop()
+                throw StartFailure(description: Self.describe(error) + "; --control-port off turns the control API off")
             } catch {
                 await simulator.stop()
                 throw StartFailure(description: "\(error) (--control-host, --control-port; off turns the control API off)")
@@ -173,12 +182,7 @@ struct DeviceOptions: ParsableArguments {
         do {
             fleet = try await CastFleet.start(configurations, groups: groups)
         } catch let error as ListenError {
-            let flag = switch error.listener {
-            case .cast: "--port"
-            case .http: "--http-port"
-            case .https: "--https-port"
-            }
-            throw StartFailure(description: error.description(naming: flag) + " (a fleet's addresses: --host)")
+            throw StartFailure(description: Self.describe(error) + " (a fleet's addresses: --host)")
         } catch let error as DiscoveryUnavailable {
             throw StartFailure(description: "\(error.description) (--mdns, --interface)")
         }
@@ -187,6 +191,9 @@ struct DeviceOptions: ParsableArguments {
             do {
                 control = try await ControlServer.start(ControlConfiguration(host: effectiveControlHost, port: port, token: controlToken),
                                                         devices: { fleet.endpoints }, logger: logger)
+            } catch let error as ListenError {
+                await fleet.stop()
+                throw StartFailure(description: Self.describe(error) + "; --control-port off turns the control API off")
             } catch {
                 await fleet.stop()
                 throw StartFailure(description: "\(error) (--control-host, --control-port; off turns the control API off)")

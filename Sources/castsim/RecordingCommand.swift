@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastDevice
 import CastScenario
+import CastWire
 import Foundation
 
 /// `castsim recording show FILE`: a recording as a transcript a person reads.
@@ -87,9 +88,9 @@ enum RecordingFile {
     static func read(_ path: String) throws -> Recording {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try FileContents.load(path)
         } catch {
-            throw Failure(description: "\(path): cannot read the file: \(error.localizedDescription)")
+            throw Failure(description: "\(path): \(error)")
         }
         do {
             return try Recording.read(data)

@@ -33,7 +33,7 @@ struct RelayCommand: AsyncParsableCommand {
     @Option(help: "The Cast device to relay to: HOST, HOST:PORT or [IPV6]:PORT (port 8009 unless given).")
     var upstream: String
 
-    @Option(name: .customLong("connect-timeout"), help: "Seconds the TCP connect and the TLS handshake to the upstream may take, each.")
+    @Option(name: .customLong("connect-timeout"), parsing: .unconditional, help: "Seconds the TCP connect and the TLS handshake to the upstream may take, each.")
     var connectTimeout: Double = 5
 
     @Option(help: "Friendly name shown in senders' device pickers. Default: the upstream's (its eureka_info), else \"castsim relay HOST\".")
@@ -55,7 +55,7 @@ struct RelayCommand: AsyncParsableCommand {
             throw ValidationError("--upstream \"\(upstream)\": expected HOST, HOST:PORT or [IPV6]:PORT with a port 1-65535")
         }
         if let uuid, DeviceIdentity.normalizeUUID(uuid) == nil {
-            throw ValidationError("--uuid \"\(uuid)\": expected 32 hex digits, with or without dashes")
+            throw ValidationError("--uuid \"\(uuid)\": expected 32 hex digits, with or without dashes (8-4-4-4-12)")
         }
         try RunCommand.checkSeconds(connectTimeout, "--connect-timeout", allowZero: false)
     }

@@ -51,7 +51,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write the expectations as JUnit XML to this file when castsim stops.")
     var junit: String?
 
-    @Option(help: "Run simulation time this many times faster than real time.")
+    @Option(parsing: .unconditional, help: "Run simulation time this many times faster than real time.")
     var speed: Double?
 
     @Flag(name: .customLong("manual-clock"), help: "Simulation time moves only by scenario `advance` steps and by \"advance DURATION\" lines on standard input.")
@@ -59,17 +59,17 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceOptions
 
-    @Option(help: "Run this many devices in one process (a household), each on its own address (see --host) with its own name (\"castsim\", \"castsim 2\", ... after --name), UUID, eureka_info and advertisement.")
+    @Option(parsing: .unconditional, help: "Run this many devices in one process (a household), each on its own address (see --host) with its own name (\"castsim\", \"castsim 2\", ... after --name), UUID, eureka_info and advertisement.")
     var devices: Int = 1
 
-    @Option(name: .customLong("heartbeat-interval"), help: "Seconds between the device's PINGs to each sender; 0 turns them off. Without --scenario only: a scenario sets it in its device section.")
-    var heartbeatInterval: Double = 5
+    @Option(name: .customLong("heartbeat-interval"), parsing: .unconditional, help: "Seconds between the device's PINGs to each sender (default 5); 0 turns them off. Without --scenario only: a scenario sets it in its device section.")
+    var heartbeatInterval: Double?
 
-    @Option(name: .customLong("idle-timeout"), help: "Close a connection silent for this many seconds; 0 never closes. Without --scenario only: a scenario sets it in its device section.")
-    var idleTimeout: Double = 60
+    @Option(name: .customLong("idle-timeout"), parsing: .unconditional, help: "Close a connection silent for this many seconds (default 60); 0 never closes. Without --scenario only: a scenario sets it in its device section.")
+    var idleTimeout: Double?
 
-    @Option(name: .customLong("default-duration"), help: "Duration in seconds of BUFFERED media loaded without one. Without --scenario only: a scenario sets it in its device section.")
-    var defaultDuration: Double = 600
+    @Option(name: .customLong("default-duration"), parsing: .unconditional, help: "Duration in seconds of BUFFERED media loaded without one (default 600). Without --scenario only: a scenario sets it in its device section.")
+    var defaultDuration: Double?
 
     @Flag(name: .customLong("isolate-request-ids"), help: """
         Answer the requester alone with its requestId and send other senders a copy with \
@@ -86,20 +86,36 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let uuid, DeviceIdentity.normalizeUUID(uuid) == nil {
-            throw ValidationError("--uuid \"\(uuid)\": expected 32 hex digits, with or without dashes")
+            throw ValidationError("--uuid \"\(uuid)\": expected 32 hex digits, with or without dashes (8-4-4-4-12)")
         }
-        try Self.checkSeconds(heartbeatInterval, "--heartbeat-interval", allowZero: true)
-        try Self.checkSeconds(idleTimeout, "--idle-timeout", allowZero: true)
-        try Self.checkSeconds(defaultDuration, "--default-duration", allowZero: false)
+        if let heartbeatInterval { try Self.checkSeconds(heartbeatInterval, "--heartbeat-interval", allowZero: true) }
+        if let idleTimeout { try Self.checkSeconds(idleTimeout, "--idle-timeout", allowZero: true) }
+        if let defaultDuration { try Self.checkSeconds(defaultDuration, "--default-duration", allowZero: false) }
+        if scenario != nil {
+            // What the scenario's device section says; a flag beside it was quietly not applied.
+            for (given, flag, key) in [(heartbeatInterval != nil, "--heartbeat-interval", "device.heartbeatInterval"),
+                                       (idleTimeout != nil, "--idle-timeout", "device.idleTimeout"),
+                                       (defaultDuration != nil, "--default-duration", "device.defaultMediaDuration"),
+                                       (audioOnly, "--audio-only", "device.capabilities (\"video\": false)")] where given {
+                throw ValidationError("\(flag) is for a device without a scenario; a scenario sets it in \(key)")
+            }
+        }
         if let timeout, case .failure(let error) = ScenarioDuration.read(timeout) {
             throw ValidationError("--timeout \(error)")
         }
-        if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be > 0") }
+        if timeout != nil, !exitWhenDone {
+            throw ValidationError("--timeout says when --exit-when-done gives up; it needs --exit-when-done")
+        }
+        if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed \(NumberText.format(speed)): expected a number > 0") }
         if let speed, speed > Self.maximumSpeed {
             throw ValidationError("--speed \(NumberText.format(speed)): at most \(NumberText.format(Self.maximumSpeed)) times real time")
         }
         if speed != nil, manualClock { throw ValidationError("--speed and --manual-clock exclude each other") }
         if exitWhenDone, scenario == nil { throw ValidationError("--exit-when-done needs --scenario") }
+        // A household scenario takes a list too; its devices are counted once it is read.
+        if devices == 1, scenario == nil, let host = deviceOptions.host, host.contains(",") || (host.contains("-") && !host.contains(":")) {
+            throw ValidationError("--host \(host): a list or a range of addresses is for a household (--devices N); one device listens on one address")
+        }
         guard (1...Self.maximumDevices).contains(devices) else {
             throw ValidationError("--devices \(devices): expected 1 to \(Self.maximumDevices) (one address each)")
         }
@@ -121,7 +137,7 @@ struct RunCommand: AsyncParsableCommand {
     /// longer than the longest duration castsim takes.
     static func checkSeconds(_ value: Double, _ flag: String, allowZero: Bool) throws {
         guard value.isFinite, allowZero ? value >= 0 : value > 0 else {
-            throw ValidationError("\(flag) must be \(allowZero ? ">= 0" : "> 0")")
+            throw ValidationError("\(flag) \(NumberText.format(value)): expected a number of seconds \(allowZero ? ">= 0" : "> 0")")
         }
         if let problem = ScenarioDuration.problem(with: value) {
             throw ValidationError("\(flag) \(NumberText.format(value)): \(problem)")
@@ -134,6 +150,9 @@ struct RunCommand: AsyncParsableCommand {
 
         var (configuration, scenarios, groups) = try makeConfiguration(logger: logger)
         try await deviceOptions.apply(to: &configuration, logger: logger)
+        if speed != nil, configuration.clock == .manual {
+            throw ValidationError("--speed runs a clock that moves by itself; this scenario's clock is manual (\"clock\": {\"mode\": \"manual\"}), moved by its advance steps")
+        }
         if let speed { configuration.clock = .scaled(speed) }
         if manualClock { configuration.clock = .manual }
         let household = try householdConfigurations(configuration, scenarios: scenarios, groups: groups)
@@ -271,9 +290,10 @@ struct RunCommand: AsyncParsableCommand {
                 }
                 if audioOnly { throw ValidationError("--audio-only and --profile: the profile says whether the device has video") }
             }
-            device.heartbeatInterval = heartbeatInterval > 0 ? heartbeatInterval : nil
-            device.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
-            device.defaultMediaDuration = defaultDuration
+            // Given, a flag wins over the profile; not given, the device's defaults stand.
+            if let heartbeatInterval { device.heartbeatInterval = heartbeatInterval > 0 ? heartbeatInterval : nil }
+            if let idleTimeout { device.idleTimeout = idleTimeout > 0 ? idleTimeout : nil }
+            if let defaultDuration { device.defaultMediaDuration = defaultDuration }
             configuration = SimulatorConfiguration(device: device, logger: logger)
         }
         var identity = configuration.device.identity

@@ -44,6 +44,10 @@ enum StandardInputControl {
                         done.signal()
                     }
                     done.wait()
+                case ("advance", _):
+                    logger.warning("control: \"\(LogText.escape(line, limit: 200))\": advance takes one duration, e.g. \"advance 10s\"; nothing advanced")
+                case ("report", _):
+                    logger.warning("control: \"\(LogText.escape(line, limit: 200))\": report takes nothing after it")
                 default:
                     logger.warning("control: unknown command \"\(LogText.escape(line, limit: 200))\"; expected \"advance DURATION\" or \"report\"")
                 }

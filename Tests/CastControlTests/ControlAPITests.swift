@@ -333,6 +333,11 @@ struct ControlAPITests {
             #expect(reply.json["mode"] == "scaled" && reply.json["speed"] == 10)
             reply = try await http.post("/api/v1/clock/advance", #"{"by": "1s"}"#)
             #expect(reply.status == 409 && reply.error?.contains("the clock is scaled") == true)
+            // The report's duration is the clock's time now, not that of the device's last news
+            // (here its start): 200 ms at ten times is 2 s.
+            try await Task.sleep(for: .milliseconds(200))
+            let duration = try #require(try await http.get("/api/v1/report").json["duration"]?.doubleValue)
+            #expect(duration >= 1.9, "\(duration)")
         }
     }
 

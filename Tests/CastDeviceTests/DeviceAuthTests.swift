@@ -117,6 +117,34 @@ struct DeviceAuthTests {
         #expect(try response(failing.sendRaw(third, challenge { _ in })).error.errorType == .internalError)
     }
 
+    @Test("A field the proto does not declare is skipped; an undeclared algorithm is unsupported")
+    func undeclaredFields() throws {
+        var harness = CastTestDevice(authority: FakeAuthority())
+        let connection = harness.open(1)
+        // AuthChallenge bytes by hand: field 3 (hash) SHA256, then field 10 (a varint), field 11 (bytes).
+        func raw(_ challenge: [UInt8]) -> CastEnvelope {
+            CastEnvelope(sourceId: "sender-vlc", destinationId: "receiver-0", namespace: CastNamespace.deviceAuth,
+                         payload: .binary(Data([0x0A, UInt8(challenge.count)] + challenge)))
+        }
+        let newer = try response(harness.sendRaw(connection, raw([0x18, 0x01, 0x50, 0x01, 0x5A, 0x02, 0xAB, 0xCD])))
+        #expect(newer.hasResponse && !newer.hasError && newer.response.hashAlgorithm == .sha256)
+        // Hash 7 and signature algorithm 9 are no algorithm the proto has.
+        for undeclared: [UInt8] in [[0x18, 0x07], [0x08, 0x09], [0x50, 0x01, 0x18, 0x07]] {
+            let reply = try response(harness.sendRaw(connection, raw(undeclared)))
+            #expect(reply.hasError && reply.error.errorType == .signatureAlgorithmUnavailable, "\(undeclared)")
+        }
+    }
+
+    @Test("A response too big for a message (a nonce of 64 KiB echoed) is refused with INTERNAL_ERROR, not dropped")
+    func responseTooBig() throws {
+        var harness = CastTestDevice(authority: FakeAuthority())
+        let connection = harness.open(1)
+        let fits = try response(harness.sendRaw(connection, challenge { $0.senderNonce = Data(count: 30_000) }))
+        #expect(fits.hasResponse)
+        let tooBig = try response(harness.sendRaw(connection, challenge { $0.senderNonce = Data(count: 65_000) }))
+        #expect(tooBig.hasError && tooBig.error.errorType == .internalError && !tooBig.hasResponse)
+    }
+
     @Test("Non-challenges are ignored: STRING payloads, garbage, a message that carries a response")
     func ignored() {
         var harness = CastTestDevice(authority: FakeAuthority())

@@ -251,6 +251,13 @@ struct MediaTests {
         }
         #expect(command(&harness, connection, transportId, ["type": "DANCE", "requestId": 7]).map(\.json)
             == [["type": "INVALID_REQUEST", "requestId": 7, "reason": "INVALID_COMMAND"]])
+        // Text the parser refuses still has its requestId, and the reply carries it.
+        let deep = String(repeating: #"{"a":"#, count: 33) + "1" + String(repeating: "}", count: 33)
+        for (text, requestId) in [(#"{"type":"LOAD","customData":\#(deep),"requestId":8}"#, 8),
+                                  (#"{"requestId":9,"type":"SEEK","currentTime":1e400}"#, 9)] {
+            let envelope = CastEnvelope(sourceId: "sender-0", destinationId: transportId, namespace: CastNamespace.media, payload: .string(text))
+            #expect(harness.sendRaw(connection, envelope).map(\.json) == [["type": "INVALID_REQUEST", "requestId": .number(Double(requestId)), "reason": "INVALID_COMMAND"]])
+        }
         #expect(harness.snapshot.media == nil)
     }
 

@@ -174,6 +174,15 @@ struct ReceiverTests {
         let garbage = CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver,
                                    payload: .string("{not json"))
         #expect(harness.sendRaw(connection, garbage).map(\.json) == [["type": "INVALID_REQUEST", "requestId": 0, "reason": "INVALID_COMMAND"]])
+        // JSON the parser refuses (too deep, a number past a double, a lone surrogate) is
+        // answered with the requestId its text has: the sender waits on that id.
+        let deep = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
+        for (text, requestId) in [(#"{"type":"GET_STATUS","x":\#(deep),"requestId":103}"#, 103),
+                                  (#"{"requestId":104,"type":"SET_VOLUME","volume":{"level":1e999}}"#, 104),
+                                  (#"{"type":"GET_STATUS","requestId":105,"note":"\ud800"}"#, 105)] {
+            let envelope = CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0", namespace: CastNamespace.receiver, payload: .string(text))
+            #expect(harness.sendRaw(connection, envelope).map(\.json) == [["type": "INVALID_REQUEST", "requestId": .number(Double(requestId)), "reason": "INVALID_COMMAND"]], "\(text)")
+        }
     }
 
     @Test("Session ids are deterministic for a device UUID")

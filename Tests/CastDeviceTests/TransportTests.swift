@@ -79,6 +79,40 @@ struct TransportTests {
         #expect(replies[0].envelope.namespace == CastNamespace.heartbeat)
     }
 
+    @Test("A message from an empty id or from \"*\", or to an empty id, is dropped, and the journal hears why: an answer would have no address")
+    func noAddressToAnswer() {
+        var harness = CastTestDevice()
+        let connection = harness.open(1)
+        for (source, destination, namespace) in [("", "receiver-0", CastNamespace.heartbeat), ("*", "receiver-0", CastNamespace.heartbeat),
+                                                 ("sender-0", "", CastNamespace.heartbeat), ("", "receiver-0", CastNamespace.connection)] {
+            let before = harness.events.count
+            let replies = harness.send(connection, from: source, to: destination, namespace, ["type": namespace == CastNamespace.heartbeat ? "PING" : "CONNECT"])
+            #expect(replies.isEmpty, "\(source) → \(destination)")
+            let reasons = harness.events.dropFirst(before).compactMap { event -> String? in
+                if case .messageUnhandled(_, _, let reason) = event.kind { reason } else { nil }
+            }
+            #expect(reasons.count == 1 && reasons[0].contains("needs its own endpoint id"), "\(reasons)")
+        }
+    }
+
+    @Test("What the transport namespaces cannot read (binary, no JSON object, an unknown type) is ignored, and the journal hears why")
+    func unreadableTransportMessages() {
+        var harness = CastTestDevice()
+        let connection = harness.open(1)
+        for (namespace, payload, reason) in [(CastNamespace.heartbeat, CastEnvelope.Payload.binary(Data([1, 2])), "heartbeat: the payload is binary, not JSON, ignored"),
+                                             (CastNamespace.connection, .binary(Data([1])), "connection namespace: the payload is binary, not JSON, ignored"),
+                                             (CastNamespace.heartbeat, .string("[1]"), "heartbeat: the payload is not a JSON object, ignored"),
+                                             (CastNamespace.connection, .string(#"{"type":"OPEN"}"#), #"connection namespace: unknown type "OPEN" ignored"#)] {
+            let before = harness.events.count
+            let envelope = CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0", namespace: namespace, payload: payload)
+            #expect(harness.sendRaw(connection, envelope).isEmpty)
+            let reasons = harness.events.dropFirst(before).compactMap { event -> String? in
+                if case .messageUnhandled(_, _, let reason) = event.kind { reason } else { nil }
+            }
+            #expect(reasons == [reason])
+        }
+    }
+
     @Test("The device PINGs each connection every interval from Tr@n$p0rt-0")
     func devicePings() {
         var harness = CastTestDevice { $0.idleTimeout = nil }

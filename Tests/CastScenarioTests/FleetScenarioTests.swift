@@ -166,6 +166,17 @@ struct HouseholdGroupScenarioTests {
              "timeline": [{"device": "Kitchen", "at": "1s", "deleteGroup": "Upstairs"},
                           {"device": "Bedroom", "at": "2s", "createGroup": {"name": "Upstairs", "members": ["Bedroom"], "port": 32100}}]}
             """#) == [])
+        // Named like a device (senders list both, and the control API picks either by name);
+        // a device listed twice.
+        #expect(FleetScenarioTests.issues(#"{"name": "h", \#(Self.devices), "groups": [{"name": "TV", "members": ["Kitchen", "Bedroom", "Kitchen"]}]}"#) == [
+            #"groups[0].name: "TV" names a device too; a group needs a name of its own"#,
+            #"groups[0].members: "Kitchen" is listed twice; a device is in a group once"#,
+        ])
+        // A device of a household without a name: nobody wrote the "castsim" it would get.
+        #expect(FleetScenarioTests.issues(#"{"name": "h", "devices": [{"name": "A"}, {}, {}]}"#) == [
+            "devices[1].name: missing; each device of a household needs a name of its own",
+            "devices[2].name: missing; each device of a household needs a name of its own",
+        ])
         // A one-device scenario has no household.
         #expect(FleetScenarioTests.issues(#"{"name": "x", "groups": [{"name": "G", "members": ["castsim"]}]}"#)
             == ["groups: a scenario with several devices runs as a household (castsim run --scenario), not in one device"])

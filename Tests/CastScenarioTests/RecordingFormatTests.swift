@@ -216,6 +216,24 @@ struct RecordingFormatTests {
 
         #expect(throws: RedactionPathError.self) { try PayloadRedaction(["a..b"]) }
         #expect(throws: RedactionPathError.self) { try PayloadRedaction([""]) }
+        // An element's index would never match a member's name: refused, with the path that works.
+        #expect(throws: RedactionPathError.self) { try PayloadRedaction(["status[0].volume"]) }
+        do {
+            _ = try PayloadRedaction(["credentials", "status[0].volume", "items[12]"])
+        } catch {
+            #expect(error.description == #""status[0].volume" names an array's element; a redaction follows every element of an array, so write "status.volume""#)
+        }
+        let everyElement = try PayloadRedaction(["status.volume"]).apply(to: ["status": [["volume": 1, "a": 1], ["volume": 2]]])
+        #expect(everyElement == ["status": [["volume": PayloadRedaction.marker, "a": 1], ["volume": PayloadRedaction.marker]]])
+    }
+
+    @Test("A sender's payload with a name given twice reads back from a recording, the last one winning, as the device read it")
+    func duplicateNamesInPayloads() throws {
+        let header = Recording.line(Self.header.json)
+        let line = #"{"connections":[1],"destination":"receiver-0","direction":"in","event":"message","namespace":"urn:x-cast:com.google.cast.receiver","payload":{"requestId":1,"type":"GET_STATUS","requestId":2},"source":"sender-0","t":0.5,"wall":"2026-11-28T05:00:00.000Z"}"#
+        let recording = try Recording.read(Data((header + line + "\n").utf8))
+        guard case .message(let message)? = recording.events.first?.kind else { Issue.record("no message"); return }
+        #expect(message.envelope.utf8.flatMap { try? JSONValue.parse($0) }?["requestId"] == 2)
     }
 
     @Test("ISO 8601 text for milliseconds reads back to the same milliseconds")

@@ -90,6 +90,9 @@ struct ScenarioParsingTests {
             .device(.advertise(.withdraw)), .device(.advertise(.restore(host: nil, port: nil))),
             .device(.advertise(.restore(host: "127.0.0.7", port: 8010))),
         ])
+        // An address to listen on, checked as the file is read, not when the step comes.
+        #expect(issues(#"{"name": "x", "timeline": [{"at": "1s", "restore": {"host": "not a host"}}, {"at": "2s", "restore": {"host": "::1"}}]}"#)
+            == [#"timeline[0].restore.host: expected an IP address of this machine to listen on, got "not a host""#])
     }
 
     @Test("Bad files: each problem is reported with its JSON path and what was expected", arguments: [
@@ -98,7 +101,7 @@ struct ScenarioParsingTests {
         (#"{"timeline": []}"#, "name: missing; expected the scenario's name"),
         (#"{"name": "x", "colour": "red"}"#,
          "colour: unknown key; expected one of clock, description, device, devices, expectations, exposure, groups, homeAssistantCast, media, mirroring, name, rules, timeline"),
-        (#"{"name": "x", "device": {"uuid": "1234"}}"#, #"device.uuid: expected 32 hex digits, with or without dashes, got "1234""#),
+        (#"{"name": "x", "device": {"uuid": "1234"}}"#, #"device.uuid: expected 32 hex digits, with or without dashes (8-4-4-4-12), got "1234""#),
         (#"{"name": "x", "device": {"volume": {"level": 3}}}"#, "device.volume.level: expected a number from 0 to 1, got 3"),
         (#"{"name": "x", "device": {"apps": [{"displayName": "y"}]}}"#, #"device.apps[0].appId: missing; expected the app id, e.g. "CC1AD845""#),
         (#"{"name": "x", "device": {"apps": [{"appId": "A", "behaviour": "netflix"}]}}"#,
@@ -155,10 +158,37 @@ struct ScenarioParsingTests {
         (#"{"name": "x", "expectations": [{"name": "a", "streaming": {"framesReceived": {"$gte": "many"}}}]}"#, #"expectations[0].streaming.framesReceived.$gte: expected a number, got "many""#),
         ("[1, 2]", "expected an object, got an array"),
         (#"{"name": "x""#, "not valid JSON"),
+        // The second timeline would have dropped the first's steps without a word.
+        ("{\"name\": \"x\",\n \"timeline\": [{\"at\": \"1s\", \"standby\": true}],\n \"timeline\": []}",
+         #"not valid JSON at line 3, column 2: "timeline" is given twice in one object"#),
     ])
     func badFiles(text: String, expected: String) {
         let found = issues(text)
         #expect(found.contains { $0 == expected || ($0.hasPrefix(expected) && expected == "not valid JSON") }, "got \(found)")
+    }
+
+    @Test("A pattern's field paths: names between dots and [N] indices; anything else is refused where it is")
+    func fieldPaths() {
+        func found(_ path: String) -> [String] {
+            issues(#"{"name": "x", "rules": [{"match": {"type": "LOAD", "fields": {\#(JSONValue.string(path).jsonText()): 1}}, "action": "drop"}]}"#)
+        }
+        for good in ["media.contentId", "items[0].media.contentId", "items[2][1]", "[0].a", "queueData.items[10]"] {
+            #expect(found(good) == [], "\(good)")
+        }
+        let expected = "expected member names between dots, each maybe followed by [N] indices from 0, e.g. items[0].media.contentId"
+        for (bad, problem) in [("", "an empty path; \(expected)"), ("a..b", #""a..b" has an empty member name; \#(expected)"#),
+                               ("items[", #""items[": \#(expected)"#), ("items[-1].a", #""items[-1].a": \#(expected)"#),
+                               ("items[x]", #""items[x]": \#(expected)"#), ("a]", #""a]": \#(expected)"#),
+                               ("items[0]b", #""items[0]b": \#(expected)"#), (".a", #"".a" has an empty member name; \#(expected)"#)] {
+            let problems = found(bad)
+            #expect(problems.count == 1 && problems[0].hasPrefix("rules[0].match.fields") && problems[0].hasSuffix(": " + problem), "\(bad): \(problems)")
+        }
+    }
+
+    @Test("A misspelt key of a stream's figures is one problem, not one from each check")
+    func oneProblemPerKey() {
+        let found = issues(#"{"name": "x", "expectations": [{"name": "a", "streaming": {"framesRecieved": {"$gte": 1}}}]}"#)
+        #expect(found.count == 1 && found[0].hasPrefix("expectations[0].streaming.framesRecieved: unknown key"), "\(found)")
     }
 
     @Test("A catalog key with \": \" in it is no separator: the problem is reported at its own path")

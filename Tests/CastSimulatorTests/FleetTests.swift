@@ -88,6 +88,8 @@ struct FleetTests {
         #expect(try FleetAddresses.parse("::1", count: 1) == ["::1"])
         #expect(throws: FleetAddressError.notAnAddress("10.0.0")) { try FleetAddresses.parse("10.0.0", count: 1) }
         #expect(throws: FleetAddressError.badRange("10.0.0.9-5")) { try FleetAddresses.parse("10.0.0.9-5", count: 1) }
+        // A list names each device's address: one too many is a mistake; a range is a pool.
+        #expect(throws: FleetAddressError.tooMany(given: 3, needed: 2)) { try FleetAddresses.parse("10.0.0.5,10.0.0.6,10.0.0.7", count: 2) }
         #expect(try FleetAddresses.parse("10.0.0.254-10.0.1.3", count: 4) == ["10.0.0.254", "10.0.0.255", "10.0.1.0", "10.0.1.1"])
         let thousand = try FleetAddresses.parse("127.1.0.1-127.1.3.232", count: 1000)
         #expect(thousand.count == 1000 && thousand.first == "127.1.0.1" && thousand.last == "127.1.3.232" && Set(thousand).count == 1000)

@@ -150,6 +150,33 @@ struct RelayTests {
         }
     }
 
+    @Test("A relay whose upstream is itself ends the sender's connection with the reason, not a connection to itself after another")
+    func upstreamIsTheRelay() async throws {
+        // The relay's upstream must be its own port, known before it starts: 8009 on a
+        // loopback address of this test's own (no other test binds 127.199.x.y).
+        let host = "127.199.\(UInt8.random(in: 1...254)).\(UInt8.random(in: 1...254))"
+        try await withCastSimulator(configure: { configuration in
+            configuration.host = host
+            configuration.castPort = 8009
+            configuration.relay = RelayConfiguration(host: host, port: 8009, connectTimeout: .seconds(3))
+        }) { relay in
+            let news = NewsLog(relay.news())
+            defer { news.stop() }
+            let sender = try await CastTestSender.connect(to: relay)
+            try? await sender.send(to: "receiver-0", CastNamespace.connection, ["type": "CONNECT"])
+            #expect(await sender.waitForClose())
+            let reason = await news.first { news -> String? in
+                if case .upstream(_, false, let reason?) = news { reason } else { nil }
+            }
+            #expect(reason == "upstream \(host):8009 is this relay itself: its connection came back in as a sender's; give a device other than the relay")
+            #expect(await Self.eventually { try await relay.snapshot().connections.isEmpty })
+            // Only the sender's connection was ever the device's: the link's came in and was
+            // refused before it opened, and made no link of its own.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(news.received.filter { if case .connected = $0 { true } else { false } }.count == 1)
+        }
+    }
+
     @Test("--upstream text: HOST, HOST:PORT, [IPv6]:PORT; nothing else")
     func upstreamText() {
         #expect(RelayConfiguration(upstream: "10.0.0.5") == RelayConfiguration(host: "10.0.0.5", port: 8009))

@@ -29,6 +29,30 @@ struct JSONMemberScanTests {
         #expect(JSONMemberScan.stringMember("type", of: text) == expected, "\(text)")
     }
 
+    @Test("An integer member read from text the parser refuses, the last one given; nothing that is no integer")
+    func integerMember() {
+        let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+        let cases: [(String, Int?)] = [
+            (#"{"type":"GET_STATUS","x":\#(deep),"requestId":7}"#, 7),
+            (#"{"requestId":8,"v":1e999}"#, 8),
+            (#"{"requestId":9,"s":"\ud800","t":"}"}"#, 9),
+            (#"{"requestId":1,"requestId":2}"#, 2),
+            (#"{"requestId":3.0}"#, 3),
+            (#"{"requestId":3.5}"#, nil),
+            (#"{"requestId":"3"}"#, nil),
+            (#"{"requestId":0x10}"#, nil),
+            (#"{"requestId":1e400}"#, nil),
+            (#"{"a":{"requestId":4}}"#, nil),
+            (#"{"requestId":5,"broken"#, 5),
+            (#"{"broken" "requestId":5}"#, nil),
+            ("[1]", nil),
+            ("", nil),
+        ]
+        for (text, expected) in cases {
+            #expect(JSONMemberScan.integerMember("requestId", of: text) == expected, "\(text)")
+        }
+    }
+
     @Test("Where it is sure, it agrees with the parser")
     func agreesWithTheParser() throws {
         for text in [#"{"requestId":1,"type":"RECEIVER_STATUS"}"#, #"{"status":{"type":"x"}}"#, #"{"type":7}"#, "{}",

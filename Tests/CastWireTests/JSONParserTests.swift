@@ -108,9 +108,13 @@ struct JSONParserTests {
         #expect(refusal(text) == expected)
     }
 
-    @Test("The last of duplicate keys wins")
+    @Test("In a payload the last of duplicate keys wins; a document refuses the second, at its name")
     func duplicateKeys() throws {
         #expect(try JSONValue.parse(#"{"a":1,"a":2}"#) == ["a": 2])
+        #expect(try JSONValue.parse(Array(#"{"a":1,"a":2}"#.utf8), limits: .recording) == ["a": 2])
+        #expect(throws: JSONParseError(offset: 21, reason: #""a" is given twice in one object"#)) {
+            try JSONValue.parse(Array(#"{"b":{"a":1}, "a":1, "a":2}"#.utf8), limits: .document)
+        }
     }
 
     @Test("Nesting: 32 levels are taken, the 33rd is refused; a 511-deep payload is refused")

@@ -96,8 +96,9 @@ def castsim_factory(
     ) -> CastsimDevice:
         # A household of N devices: N addresses as --host A,B,C; its devices take their
         # names and UUIDs from --devices or the scenario (no --name, no --uuid).
-        # A relay simulates no media: it takes no --default-duration.
-        defaults = ("--default-duration", str(DEFAULT_DURATION_SECONDS)) if subcommand == "run" else ()
+        # A relay simulates no media: it takes no --default-duration; nor does a scenario's
+        # device, whose file sets its own (castsim refuses the flag beside --scenario).
+        defaults = ("--default-duration", str(DEFAULT_DURATION_SECONDS)) if subcommand == "run" and "--scenario" not in extra_args else ()
         device = start_castsim(
             castsim_bin,
             None,

@@ -17,8 +17,8 @@ from e2e_harness import REPO_ROOT, wait_until
 SCENARIOS = REPO_ROOT / "scenarios"
 
 
-def run(binary: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
-    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=timeout)
+def run(binary: Path, *args: str, timeout: float = 30, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def git(*args: str) -> str:
@@ -49,6 +49,38 @@ def test_validate_accepts_every_example(castsim_bin: Path) -> None:
     result = run(castsim_bin, "validate", *files)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count(": ok (") == len(files)
+
+
+def test_validate_as_the_readme_gives_it_skips_the_schema_beside_the_examples(castsim_bin: Path) -> None:
+    """`castsim validate scenarios/*.json` takes in scenarios/scenario.schema.json too."""
+    files = sorted(str(p) for p in SCENARIOS.glob("*.json"))
+    assert str(SCENARIOS / "scenario.schema.json") in files
+    result = run(castsim_bin, "validate", *files)
+    assert result.returncode == 0, result.stderr
+    assert f"{SCENARIOS / 'scenario.schema.json'}: skipped: a JSON Schema" in result.stdout
+    assert result.stdout.count(": ok (") == len(files) - 1
+
+
+def test_validate_says_what_a_file_that_is_no_scenario_is(castsim_bin: Path, tmp_path: Path) -> None:
+    yaml = tmp_path / "movie.yaml"
+    yaml.write_text("name: movie\ntimeline: []\n")
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps({"name": "x"}).encode())
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"name": "x",\n "timeline": [{"at": "1s", "standby": true}],\n "timeline": []}')
+    for path, message in [
+        (yaml, "(scenario files are JSON, an object in braces; YAML and other formats are not read)"),
+        (bom, "(a UTF-8 byte order mark: save the file without one)"),
+        (twice, 'not valid JSON at line 3, column 2: "timeline" is given twice in one object'),
+        (tmp_path, "cannot read the file: it is a directory"),
+        (Path("/dev/null"), "(the file is empty)"),
+    ]:
+        # Named as given, relative or not: here relative to the file's folder.
+        result = run(castsim_bin, "validate", path.name if path.parent == tmp_path else str(path), cwd=tmp_path)
+        assert result.returncode == 1, (path, result.stdout)
+        assert message in result.stderr, (path, result.stderr)
+        if path.parent == tmp_path:
+            assert result.stderr.startswith(f"{path.name}: 1 problem"), result.stderr
 
 
 def test_validate_reports_every_error_with_its_path(castsim_bin: Path, tmp_path: Path) -> None:
@@ -201,7 +233,7 @@ def test_console_refuses_a_duration_out_of_range_and_carries_on(castsim_bin: Pat
     proc = start_manual_clock(castsim_bin, tmp_path, "10s")
     try:
         assert proc.stdin is not None and proc.stderr is not None
-        proc.stdin.write("advance 100000000000000000000000s\nadvance -5s\nadvance \x1b[2Jsoon\n")
+        proc.stdin.write("advance 100000000000000000000000s\nadvance -5s\nadvance \x1b[2Jsoon\nadvance\nadvance 1s 2s\nreport now\n")
         proc.stdin.flush()
         time.sleep(0.5)
         assert proc.poll() is None, "castsim must survive a duration out of range"
@@ -211,6 +243,9 @@ def test_console_refuses_a_duration_out_of_range_and_carries_on(castsim_bin: Pat
         stderr = proc.stderr.read()
         assert 'advance "100000000000000000000000s" is longer than 87600h (ten years), the longest castsim takes' in stderr
         assert 'advance "-5s" is not a duration' in stderr
+        assert 'control: "advance": advance takes one duration, e.g. "advance 10s"; nothing advanced' in stderr
+        assert 'control: "advance 1s 2s": advance takes one duration' in stderr
+        assert 'control: "report now": report takes nothing after it' in stderr
         assert "\x1b" not in stderr, "console input is escaped before it reaches the log"
         report = json.loads((tmp_path / "report.json").read_text())
         assert report["duration"] == 10
@@ -223,7 +258,11 @@ def test_console_refuses_a_duration_out_of_range_and_carries_on(castsim_bin: Pat
 def test_flags_out_of_range_are_refused(castsim_bin: Path) -> None:
     for args, message in [
         (["--idle-timeout", "1e30"], "--idle-timeout 1e+30: longer than 87600h (ten years)"),
-        (["--heartbeat-interval", "nan"], "--heartbeat-interval must be >= 0"),
+        (["--heartbeat-interval", "nan"], "--heartbeat-interval nan: expected a number of seconds >= 0"),
+        # A negative number is the flag's value, not another flag ("Missing value" before).
+        (["--heartbeat-interval", "-1"], "--heartbeat-interval -1: expected a number of seconds >= 0"),
+        (["--speed", "-2"], "--speed -2: expected a number > 0"),
+        (["--journal-limit", "-1"], "--journal-limit must be >= 0"),
         (["--timeout", "100000000000000000000000s", "--exit-when-done", "--scenario", str(SCENARIOS / "plain-movie.json")],
          '--timeout "100000000000000000000000s" is longer than 87600h'),
         (["--speed", "1e300"], "--speed 1e+300: at most 1000000 times real time"),
@@ -235,16 +274,31 @@ def test_flags_out_of_range_are_refused(castsim_bin: Path) -> None:
         assert message in result.stderr, (args, result.stderr)
 
 
+def test_flags_that_would_be_quietly_ignored_are_refused(castsim_bin: Path) -> None:
+    movie = str(SCENARIOS / "plain-movie.json")
+    for args, message in [
+        (["--timeout", "2m"], "--timeout says when --exit-when-done gives up; it needs --exit-when-done"),
+        (["--scenario", movie, "--audio-only"], "--audio-only is for a device without a scenario; a scenario sets it in device.capabilities"),
+        (["--scenario", movie, "--heartbeat-interval", "1"], "--heartbeat-interval is for a device without a scenario; a scenario sets it in device.heartbeatInterval"),
+        (["--scenario", movie, "--default-duration", "30"], "--default-duration is for a device without a scenario; a scenario sets it in device.defaultMediaDuration"),
+        (["--scenario", str(SCENARIOS / "manual-clock-day.json"), "--speed", "10"], "--speed runs a clock that moves by itself; this scenario's clock is manual"),
+        (["--host", "127.0.0.5-7"], "--host 127.0.0.5-7: a list or a range of addresses is for a household (--devices N)"),
+        (["--devices", "2", "--host", "127.0.0.5,127.0.0.6,127.0.0.7"], "--host 3 addresses for 2 devices: give one each"),
+    ]:
+        result = run(castsim_bin, "run", "--mdns", "off", "--control-port", "off", *args)
+        assert result.returncode != 0, args
+        assert message in result.stderr, (args, result.stderr)
+
+
 def test_a_port_in_use_is_named_with_its_flag(castsim_bin: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        for flag in ["--port", "--http-port", "--https-port"]:
-            ports = {"--port": "0", "--http-port": "0", "--https-port": "0", flag: str(port)}
-            # The control API off: its fixed default port (8119) may be another test's.
-            result = run(castsim_bin, "run", "--host", "127.0.0.1", "--mdns", "off", "--control-port", "off",
-                         *[x for pair in ports.items() for x in pair])
+        for flag in ["--port", "--http-port", "--https-port", "--control-port"]:
+            ports = {"--port": "0", "--http-port": "0", "--https-port": "0", "--control-port": "off", flag: str(port)}
+            # The control API off but where tested: its fixed default port (8119) may be another test's.
+            result = run(castsim_bin, "run", "--host", "127.0.0.1", "--mdns", "off", *[x for pair in ports.items() for x in pair])
             assert result.returncode == 1
             assert f"port {port} on 127.0.0.1 ({flag}) is already in use" in result.stderr
             assert "errno" not in result.stderr and "bind(descriptor" not in result.stderr

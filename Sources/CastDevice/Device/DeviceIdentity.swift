@@ -1,3 +1,5 @@
+import CastWire
+
 /// Who the simulated device is: what discovery, eureka_info and device auth present.
 public struct DeviceIdentity: Sendable, Equatable, Codable {
     /// 32 lowercase hex digits, no dashes: the mDNS `id` TXT value.
@@ -55,7 +57,7 @@ public struct DeviceIdentity: Sendable, Equatable, Codable {
     /// Accepts 32 hex digits with or without the usual dashes, in either case.
     public static func normalizeUUID(_ text: String) -> String? {
         let hex = text.replacingOccurrences(of: "-", with: "").lowercased()
-        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
+        guard hex.count == 32, hex.allSatisfy(\.isASCIIHexDigit) else { return nil }
         if text.contains("-") {
             // Dashes only where a UUID has them.
             let groups = text.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
@@ -86,7 +88,7 @@ public enum IdentityError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidUUID(String)
     public var description: String {
         switch self {
-        case .invalidUUID(let text): "invalid device UUID \"\(text)\": expected 32 hex digits, with or without dashes"
+        case .invalidUUID(let text): "invalid device UUID \"\(text)\": expected 32 hex digits, with or without dashes (8-4-4-4-12)"
         }
     }
 }

@@ -167,6 +167,14 @@ package struct SimulatedDevice: Sendable, DeadlineDriven {
     // MARK: Routing
 
     private mutating func route(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
+        // A sender's message names the endpoint it comes from and the one it is for: with an
+        // empty id, or the broadcast as its source, an answer would have no address (and
+        // Chromium refuses a message with an empty id).
+        guard !envelope.sourceId.isEmpty, envelope.sourceId != CastEndpoint.broadcast, !envelope.destinationId.isEmpty else {
+            unhandled(envelope, on: connection, .info,
+                      "dropped message from \"\(envelope.sourceId)\" to \"\(envelope.destinationId)\": a sender's message needs its own endpoint id (not \"*\") and its destination's")
+            return
+        }
         switch envelope.namespace {
         case CastNamespace.connection:
             handleConnectionNamespace(envelope, payload: payload, on: connection)

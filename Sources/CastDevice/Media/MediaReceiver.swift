@@ -61,7 +61,7 @@ package struct MediaReceiver: Sendable {
     /// a refusal gets the protocol's error reply, with the request's id.
     package mutating func receive(_ message: AppMessage, context: inout AppContext) {
         let header: RequestHeader
-        switch RequestHeader.read(message.payload) {
+        switch RequestHeader.read(message.payload, of: message.envelope) {
         case .success(let read):
             header = read.withStandardMediaType
         case .failure(let malformed):

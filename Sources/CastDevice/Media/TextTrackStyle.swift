@@ -36,6 +36,6 @@ enum TextTrackStyle {
     static func isColor(_ text: String) -> Bool {
         guard text.first == "#" else { return false }
         let digits = text.dropFirst()
-        return (digits.count == 6 || digits.count == 8) && digits.allSatisfy(\.isHexDigit)
+        return (digits.count == 6 || digits.count == 8) && digits.allSatisfy(\.isASCIIHexDigit)
     }
 }

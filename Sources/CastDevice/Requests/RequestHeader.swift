@@ -10,9 +10,15 @@ package struct RequestHeader: Sendable {
 
     /// Reads the header of a request, or the rejection a malformed payload gets. The
     /// requestId is read even from a payload with no usable type, so the error reply
-    /// carries it (`{"requestId":801,"type":7}` is answered with requestId 801).
-    package static func read(_ payload: JSONValue?) -> Result<RequestHeader, MalformedRequest> {
-        guard let payload else { return .failure(MalformedRequest(requestId: nil, problem: "the payload is not JSON")) }
+    /// carries it (`{"requestId":801,"type":7}` is answered with requestId 801), and from
+    /// the text of one the parser refused (nested too deep, a number past a double's range,
+    /// a lone surrogate), when `envelope` is given: a sender matches the reply on it, and
+    /// would wait out its own timeout instead.
+    package static func read(_ payload: JSONValue?, of envelope: CastEnvelope? = nil) -> Result<RequestHeader, MalformedRequest> {
+        guard let payload else {
+            let requestId = envelope?.utf8.flatMap { JSONMemberScan.integerMember("requestId", of: $0) }
+            return .failure(MalformedRequest(requestId: requestId, problem: "the payload is not JSON"))
+        }
         guard case .object(let fields) = payload else {
             return .failure(MalformedRequest(requestId: nil, problem: "the payload is \(payload.typeName), not an object"))
         }
@@ -41,7 +47,7 @@ package struct PlatformRequest: Sendable {
     package static func read(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID)
         -> Result<PlatformRequest, RefusedRequest>
     {
-        switch RequestHeader.read(payload) {
+        switch RequestHeader.read(payload, of: envelope) {
         case .failure(let malformed):
             let requester = Requester(connection: connection, senderId: envelope.sourceId, requestId: malformed.requestId ?? 0)
             return .failure(RefusedRequest(rejection: malformed.rejection, type: nil, requester: requester))

@@ -32,7 +32,7 @@ extension SimulatedDevice {
 
     mutating func handleConnectionNamespace(_ envelope: CastEnvelope, payload: JSONValue?, on connection: ConnectionID) {
         guard let message = ConnectionMessage(payload) else {
-            log(.warning, connection, "connection namespace: payload is not a JSON object, ignored")
+            unhandled(envelope, on: connection, .warning, "connection namespace: \(envelope.payloadDescription), ignored")
             return
         }
         let link = VirtualConnection(connection: connection, localId: envelope.destinationId, peerId: envelope.sourceId)
@@ -45,7 +45,7 @@ extension SimulatedDevice {
                 raise(.senderDisconnected(link))
             }
         case .unknown(let type):
-            log(.info, connection, "connection namespace: unknown type \(type.map { "\"\($0)\"" } ?? "(missing)") ignored")
+            unhandled(envelope, on: connection, .info, "connection namespace: unknown type \(type.map { "\"\($0)\"" } ?? "(missing)") ignored")
         }
     }
 

@@ -68,8 +68,11 @@ extension SimulatedDevice {
         case .devRoot: chain = .developerRoot
         case .selfSigned: chain = .selfSigned
         }
-        // An unknown enum value lands in unknownFields (proto2): treat it as unsupported.
-        let algorithmSupported = challenge.unknownFields.data.isEmpty
+        // An undeclared algorithm lands in unknownFields (proto2), as its field: refused as
+        // unsupported. Any other field the proto does not declare is skipped, as a newer
+        // sender's addition must be.
+        let undeclared = Self.fieldNumbers(in: challenge.unknownFields.data)
+        let algorithmSupported = !undeclared.contains(Self.signatureAlgorithmField) && !undeclared.contains(Self.hashAlgorithmField)
             && [.unspecified, .rsassaPkcs1V15].contains(challenge.signatureAlgorithm)
         if !algorithmSupported {
             reply.error.errorType = .signatureAlgorithmUnavailable
@@ -100,6 +103,52 @@ extension SimulatedDevice {
 
     private mutating func send(_ reply: Cast_Channel_DeviceAuthMessage, answering envelope: CastEnvelope, on connection: ConnectionID) {
         guard let data = try? reply.serializedData() else { return }
-        outbox.append(.send(envelope.reply(.binary(data)), to: [connection]))
+        var answer = envelope.reply(.binary(data))
+        if CastMessageCodec.bodySize(answer) > CastFraming.maxBodySize {
+            // The response echoes the nonce: a nonce of some 64 KiB makes it too big for a
+            // frame. Refused in one that fits, rather than dropped without a word.
+            log(.warning, connection, "deviceauth: the response (\(data.count) bytes, the nonce echoed) does not fit a message; answered with INTERNAL_ERROR")
+            var refusal = Cast_Channel_DeviceAuthMessage()
+            refusal.error.errorType = .internalError
+            guard let refused = try? refusal.serializedData() else { return }
+            answer = envelope.reply(.binary(refused))
+        }
+        outbox.append(.send(answer, to: [connection]))
+    }
+
+    /// The AuthChallenge fields whose undeclared values are refused as unsupported.
+    static let signatureAlgorithmField = 1
+    static let hashAlgorithmField = 3
+
+    /// The field numbers of protobuf fields as they lie in `data` (a message's unknown
+    /// fields); as far as they can be read.
+    static func fieldNumbers(in data: Data) -> Set<Int> {
+        var numbers: Set<Int> = []
+        var index = data.startIndex
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < data.endIndex, shift < 64 {
+                let byte = data[index]
+                index += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        while index < data.endIndex, let tag = varint() {
+            numbers.insert(Int(truncatingIfNeeded: tag >> 3))
+            switch tag & 7 {
+            case 0: guard varint() != nil else { return numbers }
+            case 1: index += 8
+            case 2:
+                guard let length = varint(), length <= UInt64(data.endIndex - index) else { return numbers }
+                index += Int(length)
+            case 5: index += 4
+            default: return numbers  // groups: none of the algorithm fields is one
+            }
+        }
+        return numbers
     }
 }

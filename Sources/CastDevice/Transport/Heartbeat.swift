@@ -28,9 +28,9 @@ extension SimulatedDevice {
         case .pong?:
             break  // Liveness was already recorded; PONG ids are not checked (go-chromecast does not swap them).
         case .unknown(let type)?:
-            log(.info, connection, "heartbeat: unknown type \(type ?? "(missing)") ignored")
+            unhandled(envelope, on: connection, .info, "heartbeat: unknown type \(type ?? "(missing)") ignored")
         case nil:
-            log(.warning, connection, "heartbeat: payload is not a JSON object, ignored")
+            unhandled(envelope, on: connection, .warning, "heartbeat: \(envelope.payloadDescription), ignored")
         }
     }
 

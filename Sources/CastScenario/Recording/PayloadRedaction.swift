@@ -11,10 +11,13 @@ public struct PayloadRedaction: Sendable, Equatable {
     public let paths: [String]
     private let keyPaths: [[String]]
 
-    /// Refuses an empty path or one with an empty key (`a..b`), naming it.
+    /// Refuses an empty path, one with an empty key (`a..b`), and one with an element's
+    /// index (`status[0].volume`: arrays are followed through all their elements, so the
+    /// path without it is what redacts the member), naming it.
     public init(_ paths: [String]) throws(RedactionPathError) {
         var keyPaths: [[String]] = []
         for path in paths {
+            if path.contains("[") || path.contains("]") { throw RedactionPathError(path: path, indexed: true) }
             let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard !path.isEmpty, keys.allSatisfy({ !$0.isEmpty }) else { throw RedactionPathError(path: path) }
             keyPaths.append(keys)
@@ -73,7 +76,13 @@ public struct PayloadRedaction: Sendable, Equatable {
 
 public struct RedactionPathError: Error, Sendable, CustomStringConvertible {
     public var path: String
+    /// The path names an array's element, which a redaction does not.
+    public var indexed = false
     public var description: String {
-        "\"\(path)\" is no payload path; expected dotted member names, e.g. credentials or customData.sessionToken"
+        if indexed {
+            let unindexed = path.replacing(/\[[^\]]*\]/, with: "")
+            return "\"\(path)\" names an array's element; a redaction follows every element of an array, so write \"\(unindexed)\""
+        }
+        return "\"\(path)\" is no payload path; expected dotted member names, e.g. credentials or customData.sessionToken"
     }
 }

@@ -345,7 +345,7 @@ extension Recording {
         guard let first = lines.first else { throw RecordingReadError(line: 1, message: "empty file; expected a castsim recording header") }
         func parse(_ bytes: Data.SubSequence, line: Int) throws(RecordingReadError) -> JSONValue {
             do {
-                return try JSONValue.parse(Data(bytes), limits: .document)
+                return try JSONValue.parse(Data(bytes), limits: .recording)
             } catch {
                 throw RecordingReadError(line: line, message: "not valid JSON at column \(error.offset + 1): \(error.reason)")
             }
@@ -365,7 +365,7 @@ extension Recording {
         for (index, bytes) in lines.enumerated().dropFirst() {
             let event: RecordedEvent
             do {
-                if !complete, index == lines.count - 1, index > 0, (try? JSONValue.parse(Data(bytes), limits: .document)) == nil { break }
+                if !complete, index == lines.count - 1, index > 0, (try? JSONValue.parse(Data(bytes), limits: .recording)) == nil { break }
                 event = try RecordedEvent(json: try parse(bytes, line: index + 1))
             } catch let error as JSONReadError {
                 throw RecordingReadError(line: index + 1, message: error.description)

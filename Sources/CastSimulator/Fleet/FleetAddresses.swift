@@ -35,6 +35,10 @@ public enum FleetAddresses {
             addresses = (0..<count).map { IPv4(first.value + UInt32($0)).text }
         }
         guard addresses.count >= count else { throw .tooFew(given: addresses.count, needed: count) }
+        // A range is a pool the fleet takes its first addresses from; a list names each.
+        if addresses.count > count, !items.contains(where: { $0.contains("-") && !$0.contains(":") }) {
+            throw .tooMany(given: addresses.count, needed: count)
+        }
         let unique = Set(addresses)
         if unique.count < addresses.count, let twice = addresses.enumerated().first(where: { addresses[..<$0.offset].contains($0.element) }) {
             throw .repeated(twice.element)
@@ -77,6 +81,7 @@ public enum FleetAddressError: Error, Equatable, CustomStringConvertible {
     case badRange(String)
     case rangeEnd(String, count: Int)
     case tooFew(given: Int, needed: Int)
+    case tooMany(given: Int, needed: Int)
     case repeated(String)
     case wildcard
 
@@ -86,6 +91,7 @@ public enum FleetAddressError: Error, Equatable, CustomStringConvertible {
         case .badRange(let text): "\"\(text)\": expected an IPv4 range FIRST-LAST, LAST not before FIRST (10.0.0.5-10.0.0.9, 10.0.0.5-9, 127.1.0.1-127.1.3.232)"
         case .rangeEnd(let first, let count): "\(count) devices from \(first) run past 255.255.255.255: give a list or a range"
         case .tooFew(let given, let needed): "\(given) address\(given == 1 ? "" : "es") for \(needed) devices: give one each (a list, a range, or the first of a range)"
+        case .tooMany(let given, let needed): "\(given) addresses for \(needed) devices: give one each (or a range, which the devices take from its start)"
         case .repeated(let address): "\(address) is given twice: each device needs an address of its own"
         case .wildcard: "a fleet cannot listen on 0.0.0.0 or ::: each device needs an address of its own (its Cast port is 8009 on every one)"
         }

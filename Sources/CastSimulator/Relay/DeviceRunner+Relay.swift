@@ -19,12 +19,30 @@ struct RelayLinks {
     }
 
     var connections: [ConnectionID] { links.keys.sorted() }
+
+    /// The link whose own end `peer` is: a sender connection that is the relay connecting
+    /// to itself.
+    func link(from peer: SocketAddress?) -> UpstreamLink? {
+        guard let peer else { return nil }
+        return links.values.first { $0.localAddress == peer }
+    }
 }
 
 // The relay: each sender connection gets its own link to the upstream device; messages go
 // both ways through the journal, as the device's own would.
 
 extension DeviceRunner {
+    /// Whether a connection just accepted is one of the relay's own links coming back (its
+    /// upstream is itself, however addressed): ends that link, and so its sender's
+    /// connection, rather than opening a link for this one, and the next, without end.
+    /// The link's TCP connect completed on this loop before the TLS handshake that
+    /// accepted `channel` could.
+    func refusesAsLoop(_ channel: any Channel) -> Bool {
+        guard let link = relay?.link(from: channel.remoteAddress) else { return false }
+        link.endAsLoop()
+        return true
+    }
+
     /// Connects the sender's own link to the upstream; what the sender sends meanwhile waits.
     func openUpstream(for id: ConnectionID) {
         guard let configuration = relay?.configuration, writer.sinks[id] != nil else { return }

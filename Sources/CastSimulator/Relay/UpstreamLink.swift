@@ -31,6 +31,9 @@ final class UpstreamLink {
     private(set) var pending: [ByteBuffer] = []
     private(set) var pendingBytes = 0
     private var channel: (any Channel)?
+    /// This side's address of the TCP connection, once connected: a relay whose upstream is
+    /// itself sees it come in as a sender's peer.
+    private(set) var localAddress: SocketAddress?
     private var handshakeTimeout: Scheduled<Void>?
 
     /// Called on the loop: TLS is up; messages from the upstream (one read's worth); the
@@ -90,6 +93,7 @@ final class UpstreamLink {
                         return
                     }
                     self.channel = channel
+                    localAddress = channel.localAddress
                     handshakeTimeout = loop.assumeIsolated().scheduleTask(in: timeout) { [self] in
                         guard case .connecting = state else { return }
                         end("upstream \(configuration.hostAndPort) did not complete the TLS handshake within \(Self.seconds(timeout))",
@@ -137,6 +141,13 @@ final class UpstreamLink {
     fileprivate func received(_ envelopes: [CastEnvelope]) {
         guard case .open = state else { return }
         callbacks.received(self, envelopes)
+    }
+
+    /// The link turned out to lead back to this relay.
+    func endAsLoop() {
+        end("upstream \(configuration.hostAndPort) is this relay itself: its connection came back in as a sender's; give a device other than the relay",
+            level: .error)
+        channel?.close(promise: nil)
     }
 
     fileprivate func failed(_ error: any Error) {

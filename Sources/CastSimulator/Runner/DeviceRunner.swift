@@ -131,6 +131,10 @@ package final class DeviceRunner {
             channel.drop()
             return
         }
+        if relay != nil, refusesAsLoop(channel) {
+            channel.drop()
+            return
+        }
         writer.add(id, channel: channel)
         liveness.opened(id, at: loop.now)
         logger.info("sender connected", metadata: ["connection": "\(id)", "peer": "\(channel.remoteAddress.map { "\($0)" } ?? "in-process")"])
@@ -324,6 +328,15 @@ package final class DeviceRunner {
     package func apply(_ input: OperatorInput) {
         loop.preconditionInEventLoop()
         serially { [self] in carryOut(session.apply(input, now: now)) }
+    }
+
+    /// The scenario's report as of now. The session is caught up with the clock first: it
+    /// knows the time of its last input, and a run stopped with nothing due since its start
+    /// reported a duration of microseconds.
+    package func report() -> ScenarioReport {
+        loop.preconditionInEventLoop()
+        serially { [self] in catchUp() }
+        return session.report()
     }
 
     /// News of the device's speaker groups, from its household.

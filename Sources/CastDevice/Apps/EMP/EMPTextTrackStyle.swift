@@ -47,7 +47,7 @@ enum EMPTextTrackStyle {
     private static func hexColor(_ text: String) -> String? {
         guard text.first == "#" else { return nil }
         let digits = Array(text.dropFirst().uppercased())
-        guard digits.allSatisfy(\.isHexDigit) else { return nil }
+        guard digits.allSatisfy(\.isASCIIHexDigit) else { return nil }
         switch digits.count {
         case 3: return "#" + String(digits.flatMap { [$0, $0] })
         case 6: return "#" + String(digits)
