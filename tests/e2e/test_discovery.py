@@ -48,8 +48,13 @@ def start_in(link: Link, tmp_path: Path, castsim_bin: Path, *, name: str, model:
              ) -> CastsimDevice:
     return start_castsim(
         castsim_bin, link.device_ip, tmp_path, name=name, model=model, device_uuid=device_uuid,
-        extra_args=("--mdns", "builtin", "--interface", link.device_if, "--heartbeat-interval", "0", *extra_args),
+        extra_args=("--mdns", "builtin", "--interface", link.device_if, *quiet(extra_args), *extra_args),
         console=console, prefix=("ip", "netns", "exec", link.device_ns))
+
+
+def quiet(extra_args: tuple[str, ...]) -> tuple[str, ...]:
+    """No PINGs from a plain device; a scenario's device sets its own (castsim refuses the flag beside it)."""
+    return () if "--scenario" in extra_args else ("--heartbeat-interval", "0")
 
 
 def instance_name(model: str, device_uuid: uuidlib.UUID) -> str:
@@ -278,7 +283,7 @@ def start_with_avahi(avahi: AvahiDaemon, link: Link, tmp_path: Path, castsim_bin
                      device_uuid: uuidlib.UUID, extra_args: tuple[str, ...] = (), console: bool = False) -> CastsimDevice:
     return start_castsim(
         castsim_bin, link.device_ip, tmp_path, name=name, device_uuid=device_uuid,
-        extra_args=("--mdns", "avahi", "--interface", link.device_if, "--heartbeat-interval", "0", *extra_args),
+        extra_args=("--mdns", "avahi", "--interface", link.device_if, *quiet(extra_args), *extra_args),
         console=console, prefix=avahi.env_prefix())
 
 
