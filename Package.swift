@@ -125,6 +125,8 @@ let package = Package(
             dependencies: [
                 "CastSimulator", "CastScenario", "CastDevice", "CastWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // A header by a name Hummingbird has no constant for (a second Host).
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // ControlClient (castsim ctl) speaks HTTP/1 over NIO.
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -156,6 +158,8 @@ let package = Package(
             dependencies: [
                 "CastSimulator", "CastScenario", "CastDevice", "CastWire", "CastCredentials", "CastControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

@@ -15,6 +15,10 @@
 #   CPU-minutes more than the 15 minutes hold.) Nothing may build any part again with
 #   other flags: the benchmarks' allocations are read from these very executables, and
 #   the test targets are compiled without optimization in this build (Package.swift).
+#   Without debug info (`-debug-info-format none`): it took a quarter of the build's CPU
+#   (24 CPU-minutes with it, 18 without, the two copies of BoringSSL the most), and nothing
+#   here reads it: the shipped binary is stripped, and a crash's backtrace still names its
+#   functions (from the symbol table), only not its lines.
 # - the sanitizer build and the fuzzing run at the lowest CPU priority beside the Swift,
 #   end-to-end, Python and release tests, which mostly wait on sockets and subprocesses:
 #   they take only the CPU those leave idle;
@@ -36,7 +40,7 @@ echo "== disk: $(df -h --output=avail . | tail -1 | tr -d ' ') free where the bu
 
 stage "Avahi and D-Bus for the discovery tests (scripts/avahi-setup.sh)" scripts/avahi-setup.sh
 stage_start "Python virtualenv, chromium (scripts/e2e-setup.sh)" scripts/e2e-setup.sh
-stage "swift build -c release --build-tests" swift build -c release --build-tests
+stage "swift build -c release --build-tests (no debug info)" swift build -c release --build-tests -debug-info-format none
 # From here on, at the lowest priority, in its own scratch folder (no wait for the release
 # build's lock): the build fuzzing needs, then the fuzzing. They take the CPU the tests
 # leave idle; beside a test at normal priority they get about 1/70 of a core. Each fuzz

@@ -73,9 +73,9 @@ package struct ControlClient: Sendable {
     }
 
     /// Sends a request and reads the reply until it ends, or until `stop` says the body so
-    /// far is enough (a stream); `onHead` runs once the reply's head has arrived.
+    /// far is enough (a stream); `onHead` runs once the reply's head has arrived, with its status.
     package func exchange(_ method: HTTPMethod, _ path: String, body: String?, contentType: String?, headers extra: [(String, String)],
-                          onHead: @escaping @Sendable () async throws -> Void = {},
+                          onHead: @escaping @Sendable (_ status: Int) async throws -> Void = { _ in },
                           stop: @escaping @Sendable (String) -> Bool) async throws -> Reply {
         try await exchange(method, path, body: body, contentType: contentType, headers: extra, onHead: onHead, keepingBody: true) { _, body in
             stop(String(buffer: body))
@@ -87,7 +87,7 @@ package struct ControlClient: Sendable {
     /// reads until the reply ends or `onChunk` says it is enough. Bytes, not text: a
     /// piece may end inside a UTF-8 character.
     package func exchange(_ method: HTTPMethod, _ path: String, body: String?, contentType: String?, headers extra: [(String, String)],
-                          onHead: @escaping @Sendable () async throws -> Void = {}, keepingBody: Bool,
+                          onHead: @escaping @Sendable (_ status: Int) async throws -> Void = { _ in }, keepingBody: Bool,
                           onChunk: @escaping @Sendable (_ chunk: ByteBuffer, _ body: ByteBuffer) -> Bool) async throws -> Reply {
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         if let connectTimeout { bootstrap = bootstrap.connectTimeout(connectTimeout) }
@@ -130,7 +130,7 @@ package struct ControlClient: Sendable {
                 case .head(let head):
                     reply.status = Int(head.status.code)
                     for (name, value) in head.headers { reply.headers[name.lowercased()] = value }
-                    try await onHead()
+                    try await onHead(reply.status)
                 case .body(let buffer):
                     if keepingBody { received.writeImmutableBuffer(buffer) }
                     if onChunk(buffer, received) {

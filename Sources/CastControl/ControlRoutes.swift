@@ -26,7 +26,7 @@ package struct ControlRoutes: Sendable {
     /// These routes for the device the request names with `?device=`; a name no device has
     /// is a 404 that lists the names there are.
     func on(_ request: Request) throws(ControlError) -> ControlRoutes {
-        guard let name = request.uri.queryParameters.get("device") else { return self }
+        guard let name = try Self.query(request, keeping: "device") else { return self }
         // A form-encoded space ("+", as a browser's address bar and URLSearchParams write it)
         // when no name has a plus sign.
         let devices = endpoints()
@@ -147,18 +147,25 @@ package struct ControlRoutes: Sendable {
     }
 
     private func journal(_ request: Request, unhandledOnly: Bool) async throws -> Response {
-        var filter = try JournalView.Filter(query: Self.query(request))
-        if unhandledOnly { filter.unhandledOnly = true }
+        let query = try Self.query(request)
+        var filter = try JournalView.Filter(query: query)
+        if unhandledOnly {
+            if query["unhandled"] == "false" {
+                throw ControlError.badRequest("unhandled=false: this endpoint lists only unhandled messages; GET \(Self.prefix)/journal lists them all")
+            }
+            filter.unhandledOnly = true
+        }
         let page = try await simulator.journalPage(after: filter.after)
         let (entries, more) = filter.apply(page.entries)
         // Whether the answer can have left nothing out to the journal's limit (or a clear):
-        // past a cursor, nothing newer than it was dropped; without one, nothing since the
-        // last clear.
-        let complete = filter.after.map { after in page.oldest.map { $0 - 1 <= after } ?? true } ?? (page.seen == page.kept)
+        // past a cursor, nothing newer than it was dropped (an empty journal dropped every
+        // message up to the last one numbered); without one, nothing since the last clear.
+        let complete = filter.after.map { after in (page.oldest ?? page.last + 1) - 1 <= after } ?? (page.seen == page.kept)
         return ControlResponse.json(bytes: JournalView.pageJSON(entries, more: more, complete: complete, kept: page.kept, seen: page.seen))
     }
 
     private func verify(_ request: Request) async throws -> Response {
+        try Self.noQuery(request)
         let body = try await Self.object(request, limit: maximumBodyBytes, allowed: ["message", "sequence", "direction", "count", "atLeast", "atMost"])
         var direction = JournalEntry.Direction.inbound
         if let value = body["direction"] {
@@ -226,6 +233,7 @@ package struct ControlRoutes: Sendable {
     }
 
     private func act(_ request: Request) async throws -> Response {
+        try Self.noQuery(request)
         let body = try await Self.json(request, limit: maximumBodyBytes)
         let action: TimelineStep.Action
         do { action = try ScenarioFragment.action(body) } catch { throw ControlError.invalid(error, what: "not an action") }
@@ -242,6 +250,7 @@ package struct ControlRoutes: Sendable {
     }
 
     private func advance(_ request: Request) async throws -> Response {
+        try Self.noQuery(request)
         let body = try await Self.object(request, limit: maximumBodyBytes, allowed: ["by"])
         let seconds: Double
         switch body["by"] {
@@ -301,7 +310,7 @@ package struct ControlRoutes: Sendable {
     }
 
     private func report(_ request: Request) async throws -> Response {
-        let query = Self.query(request)
+        let query = try Self.query(request)
         if let unknown = query.keys.first(where: { $0 != "format" && $0 != "token" }) {
             throw ControlError.badRequest("unknown query parameter \"\(unknown)\"; expected format")
         }
@@ -322,15 +331,28 @@ package struct ControlRoutes: Sendable {
 
     // MARK: Reading requests
 
-    /// The query's parameters but `device`, which ``on(_:)`` has taken already.
-    static func query(_ request: Request) -> [String: String] {
+    /// The query's parameters but `device`, which ``on(_:)`` has taken already; a parameter
+    /// given twice is refused (which one would count?).
+    static func query(_ request: Request) throws(ControlError) -> [String: String] {
         var query: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters where key != "device" { query[String(key)] = String(value) }
+        for (key, value) in request.uri.queryParameters {
+            guard query.updateValue(String(value), forKey: String(key)) == nil else {
+                throw .badRequest("query parameter \"\(key)\" is given twice; give it once")
+            }
+        }
+        query["device"] = nil
         return query
     }
 
+    /// The one value of the query's parameter `name`, if it has one.
+    static func query(_ request: Request, keeping name: String) throws(ControlError) -> String? {
+        let values = request.uri.queryParameters.getAll(name)
+        guard values.count <= 1 else { throw .badRequest("query parameter \"\(name)\" is given twice; give it once") }
+        return values.first.map { String($0) }
+    }
+
     static func noQuery(_ request: Request) throws(ControlError) {
-        if let unknown = query(request).keys.sorted().first(where: { $0 != "token" }) {
+        if let unknown = try query(request).keys.sorted().first(where: { $0 != "token" }) {
             throw .badRequest("unknown query parameter \"\(unknown)\"; this endpoint takes none")
         }
     }
@@ -339,9 +361,9 @@ package struct ControlRoutes: Sendable {
     /// form or text body is what a web page elsewhere can send without asking (curl users
     /// add `-H 'Content-Type: application/json'`).
     static func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
-        let type = request.headers[.contentType]?.lowercased()
-        if let type, !type.hasPrefix("application/json") {
-            throw ControlError(status: .unsupportedMediaType, message: "expected a JSON body (Content-Type: application/json), got \(type)")
+        let type = request.headers[.contentType]
+        if let type, let problem = ControlGate.jsonMediaTypeProblem(type) {
+            throw ControlError(status: .unsupportedMediaType, message: problem)
         }
         let body: ByteBuffer
         do {
@@ -381,6 +403,7 @@ extension ControlRefusal {
     var namesNothing: Bool {
         switch self {
         case .noSuchConnection(.connection), .noSuchApp, .noSuchSender: true
+        case .household(_, let namesNothing): namesNothing
         default: false
         }
     }

@@ -15,6 +15,9 @@ enum DevicesView {
             "cast": .string(simulator.castAddress.hostAndPort),
             "http": simulator.httpAddress.map { .string($0.hostAndPort) } ?? nil,
             "https": simulator.httpsAddress.map { .string($0.hostAndPort) } ?? nil,
+            // A household's device that went offline refuses connections: senders cannot
+            // reach it, whatever else this says of it.
+            "online": .bool(simulator.isListening),
             "advertised": .bool(discovery.advertised),
             "app": snapshot.runningApp.map(StateView.app) ?? nil,
             "connections": .number(Double(snapshot.connections.count)),

@@ -7,7 +7,8 @@ import NIOCore
 
 /// `GET /api/v1/events`: Server-Sent Events of what happens on the device. Each stream
 /// subscribes to the simulator's news with a bounded buffer: a client that reads too
-/// slowly loses the oldest events and never holds the device back.
+/// slowly loses the oldest events (a `dropped` event says how many) and never holds the
+/// device back.
 final class EventStreams: Sendable {
     /// The streams: a slot per stream from its request on, its queue once its body runs;
     /// `stopping` once the server stops (no new stream then).
@@ -24,11 +25,17 @@ final class EventStreams: Sendable {
     /// most this many writes a second.
     static let batchInterval: Duration = .milliseconds(2)
     static let buffer = 4096
-    /// Streams open at once: each holds up to `buffer` events for a slow reader.
+    /// What a slow reader's events may hold, whatever their count: 4,096 messages of 60 KB
+    /// each were 240 MB a stream.
+    static let bufferBytes = 4 << 20
+    /// Streams open at once: each holds up to `buffer` events, `bufferBytes`, for a slow reader.
     static let maximumOpen = 64
+    /// How long a request for a stream waits, when every slot is taken, for the streams
+    /// whose clients have gone to find it out (below) before it is refused.
+    static let probeWait: Duration = .milliseconds(200)
 
     func open(_ request: Request, simulator: CastSimulator) async throws -> Response {
-        let query = ControlRoutes.query(request)
+        let query = try ControlRoutes.query(request)
         if let unknown = query.keys.sorted().first(where: { $0 != "types" && $0 != "token" }) {
             throw ControlError.badRequest("unknown query parameter \"\(unknown)\"; expected types")
         }
@@ -43,14 +50,14 @@ final class EventStreams: Sendable {
         // reference to the lease goes: after the stream, or with a response never sent
         // (Hummingbird drops the body unrun when writing the head fails).
         let kinds = wanted
-        let lease = try reserve()
+        let lease = try await reserve()
         let now = try await simulator.clock().time
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         return Response(status: .ok, headers: headers, body: ResponseBody { [self] writer in
             // The lease lives as long as the body runs.
             defer { withExtendedLifetime(lease) {} }
             // Subscribed only now: a response that is never written holds nothing.
-            let news = simulator.newsBatches(buffering: Self.buffer) { Self.type(of: $0).map(kinds.contains) ?? false }
+            let news = simulator.newsBatches(buffering: Self.buffer, bytes: Self.bufferBytes) { Self.type(of: $0).map(kinds.contains) ?? false }
             guard attach(news, to: lease.id) else {
                 news.finish()
                 return try await writer.finish(nil)
@@ -72,8 +79,12 @@ final class EventStreams: Sendable {
             // events are not a wake and a flush each.
             var bytes: [UInt8] = []
             while let batch = await news.next() {
-                bytes.removeAll(keepingCapacity: true)
-                if batch.isEmpty { bytes.append(contentsOf: ": keep-alive\n\n".utf8) }
+                // A burst's megabytes are let go.
+                bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)
+                // What the buffer let go came before this batch.
+                let dropped = news.takeDropped()
+                if dropped > 0 { Self.appendFrame("dropped", ["count": .number(Double(dropped))], to: &bytes) }
+                if batch.isEmpty, dropped == 0 { bytes.append(contentsOf: ": keep-alive\n\n".utf8) }
                 for item in batch { Self.appendFrame(item, to: &bytes) }
                 guard !bytes.isEmpty else { continue }
                 try await writer.write(ByteBuffer(bytes: bytes))
@@ -98,17 +109,36 @@ final class EventStreams: Sendable {
         deinit { release(id) }
     }
 
-    private func reserve() throws -> Lease {
-        let id = try streams.withLockedValue { streams in
-            if streams.stopping { throw ControlError(status: .serviceUnavailable, message: "the control server is stopping") }
-            guard streams.open.count < Self.maximumOpen else {
-                throw ControlError(status: .tooManyRequests, message: "\(Self.maximumOpen) event streams are open already; close one first")
+    /// A slot for a new stream. When every slot is taken, each open stream writes a
+    /// keep-alive now: a stream whose client has gone learns it from that write, not at its
+    /// next keep-alive up to 15 s later, and gives its slot back; the request waits up to
+    /// ``probeWait`` for one, then is refused.
+    private func reserve() async throws -> Lease {
+        let deadline = ContinuousClock.now + Self.probeWait
+        var probed = false
+        while true {
+            // A slot's id, or the streams that hold them all.
+            let taken = try streams.withLockedValue { streams -> (id: Int?, open: [BatchQueue<SimulatorNews>]) in
+                if streams.stopping { throw ControlError(status: .serviceUnavailable, message: "the control server is stopping") }
+                guard streams.open.count < Self.maximumOpen else { return (nil, streams.open.values.compactMap { $0 }) }
+                streams.lastId += 1
+                streams.open[streams.lastId] = .some(nil)
+                return (streams.lastId, [])
             }
-            streams.lastId += 1
-            streams.open[streams.lastId] = .some(nil)
-            return streams.lastId
+            switch taken {
+            case (let id?, _):
+                return Lease(id: id) { [streams] id in streams.withLockedValue { _ = $0.open.removeValue(forKey: id) } }
+            case (nil, let open):
+                guard ContinuousClock.now < deadline else {
+                    throw ControlError(status: .tooManyRequests, message: "\(Self.maximumOpen) event streams are open already; close one first")
+                }
+                if !probed {
+                    for news in open { news.nudge() }
+                    probed = true
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
         }
-        return Lease(id: id) { [streams] id in streams.withLockedValue { _ = $0.open.removeValue(forKey: id) } }
     }
 
     /// Files the stream's queue in its slot; false when the server stops meanwhile.

@@ -142,7 +142,11 @@ package enum JournalView {
                 throw .badRequest("unknown query parameter \"\(unknown)\"; expected \(known.subtracting(["token"]).sorted().joined(separator: ", "))")
             }
             if let namespace = query["namespace"] {
-                guard !namespace.isEmpty else { throw .badRequest("namespace: expected a namespace or a short name, got nothing") }
+                // As a pattern's namespace: a misspelt short name is refused, not a filter
+                // that matches nothing.
+                guard MessagePattern.namespaceAliases[namespace] != nil || namespace.hasPrefix("urn:x-cast:") else {
+                    throw .badRequest("namespace: expected \"urn:x-cast:...\" or one of \(MessagePattern.namespaceAliases.keys.sorted().joined(separator: ", ")), got \"\(namespace)\"")
+                }
                 self.namespace = MessagePattern.namespace(namespace)
             }
             type = query["type"]
@@ -163,6 +167,9 @@ package enum JournalView {
                 unhandledOnly = flag
             }
             if let text = query["limit"] { limit = try Self.integer(text, "limit", in: 1...Self.maximumLimit) }
+            if let since, let until, since > until {
+                throw .badRequest("since \(since) is after until \(until): no message is in that window")
+            }
         }
 
         init() {}

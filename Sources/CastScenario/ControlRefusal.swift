@@ -8,8 +8,9 @@ public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible 
     case clockNotManual(ClockMode)
     /// An app's own action (`action`) while another app (`running`, nil: none) runs.
     case appNotRunning(action: String, running: String?)
-    /// A household step that cannot be done now (a group no one made, a leader offline ...).
-    case household(String)
+    /// A household step that cannot be done now (a leader offline ...), or that names a
+    /// device or group the household does not have (`namesNothing`).
+    case household(String, namesNothing: Bool = false)
 
     public var description: String {
         switch self {
@@ -18,7 +19,7 @@ public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible 
         case .noSuchSender(let id): "no sender \(id) is connected (CONNECT); name its connection too (\"to\": ID) to send it anyway"
         case .noSuchApp(let appId, let offered):
             "this device offers no app \(appId); it offers \(offered.joined(separator: ", ")) (a scenario's device.apps)"
-        case .household(let reason): reason
+        case .household(let reason, _): reason
         case .appNotRunning(let action, let running):
             "\(action) is the action of an app that is not running (\(running.map { "\($0) runs" } ?? "no app runs")); launch it first"
         case .clockNotManual(let mode):

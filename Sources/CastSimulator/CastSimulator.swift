@@ -183,6 +183,9 @@ public final class CastSimulator: Sendable {
             }
     }
 
+    /// Whether the Cast port listens: false while a household's device is offline.
+    package var isListening: Bool { listeners.withLockedValue { !$0.isEmpty } }
+
     /// The Cast port stops listening (a household's device powered off: senders' connections
     /// are refused); ``moveCastPort(to:)`` listens again.
     package func stopListening() async {
@@ -327,15 +330,15 @@ public final class CastSimulator: Sendable {
     }
 
     /// The journal's entries newer than `sequence` (all of them for nil), oldest first, with
-    /// its counts and its oldest entry's number, in one visit to the device's loop: a client
+    /// its counts, its oldest entry's number and the last number given, in one visit to the device's loop: a client
     /// that polls with a cursor copies only what is new, not the whole journal each time.
     package func journalPage(after sequence: Int?) async throws
-        -> (entries: [JournalEntry], seen: Int, kept: Int, oldest: Int?)
+        -> (entries: [JournalEntry], seen: Int, kept: Int, oldest: Int?, last: Int)
     {
         try await onDeviceLoop { runner in
             let journal = runner.journal
             return (sequence.map(journal.entries(after:)) ?? journal.entries, journal.seenSinceClear, journal.count,
-                    journal.oldestSequence)
+                    journal.oldestSequence, journal.lastSequence)
         }
     }
 
@@ -380,11 +383,12 @@ public final class CastSimulator: Sendable {
     /// for each message (the event streams). Only the news `including` takes is queued (on
     /// the device's loop), so the limit counts what the reader wants: the messages of a busy
     /// device do not push out the events a slow reader asked for. Finishing the queue ends
-    /// the subscription.
-    package func newsBatches(buffering limit: Int = 4096, including: @escaping @Sendable (SimulatorNews) -> Bool = { _ in true })
+    /// the subscription. Past `limit` news, or `byteLimit` bytes of them, the oldest go.
+    package func newsBatches(buffering limit: Int = 4096, bytes byteLimit: Int = .max,
+                             including: @escaping @Sendable (SimulatorNews) -> Bool = { _ in true })
         -> BatchQueue<SimulatorNews>
     {
-        let queue = BatchQueue<SimulatorNews>(limit: limit)
+        let queue = BatchQueue<SimulatorNews>(limit: limit, byteLimit: byteLimit) { $0.queuedBytes }
         queue.onFinish(subscribeToNews(hear: { if including($0) { queue.yield($0) } }, finish: { queue.finish() }))
         return queue
     }

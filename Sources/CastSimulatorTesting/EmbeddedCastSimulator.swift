@@ -187,10 +187,11 @@ public final class EmbeddedCastSimulator {
     /// The news as ``news(buffering:)`` tells it, taken a batch at a time, as the control
     /// API's event stream takes it: only what `including` takes is queued. Finished when the
     /// simulator stops.
-    package func newsBatches(buffering limit: Int = 4096, including: @escaping @Sendable (SimulatorNews) -> Bool = { _ in true })
+    package func newsBatches(buffering limit: Int = 4096, bytes byteLimit: Int = .max,
+                             including: @escaping @Sendable (SimulatorNews) -> Bool = { _ in true })
         -> BatchQueue<SimulatorNews>
     {
-        let queue = BatchQueue<SimulatorNews>(limit: limit)
+        let queue = BatchQueue<SimulatorNews>(limit: limit, byteLimit: byteLimit) { $0.queuedBytes }
         followers.append((runner.subscribe { if including($0) { queue.yield($0) } }, { queue.finish() }))
         return queue
     }

@@ -28,7 +28,8 @@ package enum ScenarioDuration {
 
     /// Why `seconds` is no duration castsim takes, or nil when it is one.
     package static func problem(with seconds: Double) -> String? {
-        guard seconds.isFinite, seconds >= 0 else { return "not a duration" }
+        if seconds.isNaN { return "not a number of seconds" }
+        if seconds < 0 { return "negative: a duration is 0 s or more" }
         guard seconds <= maximum else { return "longer than \(format(maximum)) (ten years), the longest castsim takes" }
         return nil
     }

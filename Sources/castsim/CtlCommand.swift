@@ -3,6 +3,8 @@ import CastControl
 import CastScenario
 import CastWire
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
 import NIOHTTP1
 
 /// `castsim ctl VERB [ARGUMENTS]`: a small client of a running castsim's control API, for a
@@ -17,7 +19,8 @@ struct CtlCommand: AsyncParsableCommand {
 
             Answers are printed as JSON. The exit status is 0 on success, 1 when castsim \
             refuses the request or a verify does not pass (the reason goes to standard error), \
-            2 when castsim cannot be reached.
+            2 when castsim cannot be reached, 64 when the command line is wrong (no such verb, \
+            wrong arguments).
             """)
 
     @Option(help: "The control API's address (castsim's ready line says control=HOST:PORT). Default: $CASTSIM_CONTROL, else http://127.0.0.1:\(ControlConfiguration.defaultPort).")
@@ -48,17 +51,30 @@ struct CtlCommand: AsyncParsableCommand {
         let reply: ControlClient.Reply
         do {
             if request.streams {
-                _ = try await client.exchange(request.method, request.path, body: nil, contentType: nil, headers: [],
-                                              keepingBody: false) { chunk, _ in
-                    // Printed as it comes, as bytes (a piece may end inside a character);
-                    // never "enough": it runs until interrupted.
-                    FileHandle.standardOutput.write(Data(chunk.readableBytesView))
+                // A stream's events are printed as they come, as bytes (a piece may end inside
+                // a character), and none is kept: it runs for hours. A refusal's body (its
+                // status not 2xx) is gathered instead, to be told as every verb's is.
+                let received = NIOLockedValueBox((status: 0, refusal: ByteBuffer()))
+                let refusal = try await client.exchange(request.method, request.path, body: nil, contentType: nil, headers: [],
+                                                        onHead: { status in received.withLockedValue { $0.status = status } },
+                                                        keepingBody: false) { chunk, _ in
+                    received.withLockedValue { received in
+                        if (200..<300).contains(received.status) {
+                            FileHandle.standardOutput.write(Data(chunk.readableBytesView))
+                        } else {
+                            received.refusal.writeImmutableBuffer(chunk)
+                        }
+                    }
                     return false
                 }
-                return
+                guard !(200..<300).contains(refusal.status) else { return }
+                var refused = refusal
+                refused.body = received.withLockedValue { String(buffer: $0.refusal) }
+                reply = refused
+            } else {
+                reply = try await client.request(request.method, request.path, body: request.body,
+                                                 contentType: request.body == nil ? nil : "application/json")
             }
-            reply = try await client.request(request.method, request.path, body: request.body,
-                                             contentType: request.body == nil ? nil : "application/json")
         } catch {
             Self.fail("cannot reach castsim's control API at \(target): \(error) (is castsim running? --url)", status: 2)
         }

@@ -81,6 +81,14 @@ struct ControlAPITests {
             // The largest cursor there is (schemathesis found it overflowing).
             reply = try await http.get("/api/v1/journal?after=\(Int.max)")
             #expect(reply.status == 200 && reply.json["messages"] == [] && reply.json["complete"] == true)
+            // A clear drops what a poller had not read: an empty journal is complete only up
+            // to the last message numbered.
+            let last = try #require(kept.last)
+            #expect(try await http.delete("/api/v1/journal").status == 204)
+            reply = try await http.get("/api/v1/journal?after=\(last - 2)")
+            #expect(reply.json["messages"] == [] && reply.json["complete"] == false, "\(reply.body)")
+            reply = try await http.get("/api/v1/journal?after=\(last)")
+            #expect(reply.json["messages"] == [] && reply.json["complete"] == true)
             await sender.close()
         }
     }
@@ -441,9 +449,25 @@ struct ControlAPITests {
             wrong.token = "s3cre"
             #expect(try await wrong.get("/api/v1/state").status == 401)
             #expect(try await http.get("/api/v1/state").status == 200)
-            #expect(try await anonymous.get("/api/v1/state?token=s3cret").status == 200)
+            // The scheme's name in any case, as HTTP has it.
+            reply = try await anonymous.request(.GET, "/api/v1/state", headers: [("Authorization", "bearer s3cret")])
+            #expect(reply.status == 200)
+            // ?token= only where a browser cannot send the header: the event stream and the
+            // dashboard's address.
+            #expect(try await anonymous.get("/api/v1/state?token=s3cret").status == 401)
+            let stream = try await anonymous.stream("/api/v1/events?token=s3cret", until: { $0.contains("event: hello") })
+            #expect(stream.status == 200)
+            // The dashboard opens without the token (#token= never reaches the server): the
+            // page without the device's state, and its scripts and style sheet, which hold
+            // nothing of the device.
             reply = try await anonymous.get("/")
-            #expect(reply.status == 401)
+            #expect(reply.status == 200 && reply.body.contains(#"id="initial-state">null</script>"#) && !reply.body.contains("\"friendlyName\""))
+            reply = try await anonymous.get("/?token=s3cret")
+            #expect(reply.status == 200 && !reply.body.contains(#"id="initial-state">null</script>"#))
+            for file in ["/dashboard.js", "/dashboard-panels.js", "/dashboard-log.js", "/dashboard-live.js", "/recording.js", "/dashboard.css"] {
+                #expect(try await anonymous.get(file).status == 200, "\(file)")
+            }
+            #expect(try await anonymous.get("/api/v1/openapi.json").status == 401)
         }
         try await withCastSimulator { simulator in
             let refusal = await #expect(throws: ControlStartError.self) {
@@ -509,6 +533,42 @@ struct ControlAPITests {
                 reply = try await http.request(method, path, body: method == .POST ? "{}" : nil, contentType: method == .POST ? "application/json" : nil)
                 #expect(reply.status == 405 && reply.headers["allow"] == allowed, "\(method) \(path): \(reply.status) \(reply.headers)")
             }
+            // A body is JSON by its exact type, UTF-8; an endpoint that takes none refuses one.
+            reply = try await http.post("/api/v1/act", #"{"standby": true}"#, contentType: "application/jsonx")
+            #expect(reply.status == 415)
+            reply = try await http.post("/api/v1/act", #"{"standby": true}"#, contentType: "application/json; charset=latin1")
+            #expect(reply.status == 415 && reply.error?.contains("latin1") == true)
+            #expect(try await http.post("/api/v1/act", #"{"standby": false}"#, contentType: "Application/JSON; charset=UTF-8").status == 200)
+            reply = try await http.post("/api/v1/reset", "hello", contentType: "text/plain")
+            #expect(reply.status == 415)
+            reply = try await http.post("/api/v1/reset", "{}")
+            #expect(reply.status == 400 && reply.error == "POST /api/v1/reset takes no body")
+            reply = try await http.request(.DELETE, "/api/v1/journal", body: "{}", contentType: "application/json")
+            #expect(reply.status == 400 && reply.error?.contains("takes no body") == true)
+            // Query parameters: none where an endpoint takes none, each at most once.
+            for path in ["/api/v1/act?bogus=1", "/api/v1/verify?bogus=1", "/api/v1/clock/advance?by=10s"] {
+                reply = try await http.post(path, "{}")
+                #expect(reply.status == 400 && reply.error?.contains("unknown query parameter") == true, "\(path): \(reply.body)")
+            }
+            reply = try await http.get("/api/v1/journal?limit=1&limit=2")
+            #expect(reply.status == 400 && reply.error?.contains("\"limit\" is given twice") == true)
+            reply = try await http.get("/api/v1/state?device=a&device=b")
+            #expect(reply.status == 400 && reply.error?.contains("\"device\" is given twice") == true)
+            // The journal's filters refuse what would match nothing by mistake.
+            reply = try await http.get("/api/v1/journal?namespace=recevier")
+            #expect(reply.status == 400 && reply.error?.contains("receiver") == true)
+            #expect(try await http.get("/api/v1/journal?namespace=webrtc").status == 200)
+            reply = try await http.get("/api/v1/journal?since=10&until=5")
+            #expect(reply.status == 400 && reply.error?.contains("since") == true)
+            reply = try await http.get("/api/v1/journal/unhandled?unhandled=false")
+            #expect(reply.status == 400)
+            reply = try await http.post("/api/v1/clock/advance", #"{"by": -1}"#)
+            #expect(reply.status == 400 && reply.error == "by: negative: a duration is 0 s or more")
+            // A request names one host, and a host is a name or an address with a port.
+            reply = try await http.request(.GET, "/api/v1/state", headers: [("Host", "127.0.0.1:\(http.port)@evil.example")])
+            #expect(reply.status == 400 && reply.error?.contains("expected a host name") == true)
+            reply = try await http.request(.GET, "/api/v1/state", headers: [("Host", "127.0.0.1:\(http.port)"), ("Host", "evil.example")])
+            #expect(reply.status == 400 && reply.error?.contains("two Host headers") == true, "\(reply.status) \(reply.body)")
             let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
             reply = try await http.post("/api/v1/act", deep)
             #expect(reply.status == 400 && reply.error?.contains("not JSON") == true)

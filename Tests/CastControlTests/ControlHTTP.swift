@@ -16,7 +16,7 @@ extension ControlClient {
                 until done: @escaping @Sendable (String) -> Bool) async throws -> HTTPReply {
         try await withThrowingTaskGroup(of: HTTPReply?.self) { group in
             group.addTask {
-                try await exchange(.GET, path, body: nil, contentType: nil, headers: [], onHead: whileOpen, stop: done)
+                try await exchange(.GET, path, body: nil, contentType: nil, headers: [], onHead: { _ in try await whileOpen() }, stop: done)
             }
             group.addTask {
                 try await Task.sleep(for: timeout)

@@ -16,6 +16,24 @@ struct BatchQueueTests {
         #expect(await queue.next() == nil)
     }
 
+    @Test("Past the byte limit the oldest go too, the newest always stays; the writer learns how many went")
+    func byteLimit() async {
+        let queue = BatchQueue<String>(limit: 100, byteLimit: 10) { $0.utf8.count }
+        for text in ["aaaa", "bbbb", "cccc"] { queue.yield(text) }
+        #expect(queue.takeDropped() == 1)
+        #expect(queue.takeDropped() == 0)
+        #expect(await queue.next() == ["bbbb", "cccc"])
+        // The count starts again from an empty queue.
+        for text in ["dddd", "eeee"] { queue.yield(text) }
+        #expect(await queue.next() == ["dddd", "eeee"] && queue.takeDropped() == 0)
+        queue.yield("a line longer than the limit")
+        queue.yield("ffff")
+        #expect(queue.takeDropped() == 1)
+        queue.yield("another line longer than the limit")
+        #expect(queue.takeDropped() == 1)
+        #expect(await queue.next() == ["another line longer than the limit"])
+    }
+
     @Test("A writer waiting is handed the next item; a cancelled one gets nil")
     func waiting() async {
         let queue = BatchQueue<String>(limit: 10)

@@ -4,6 +4,11 @@ gets its own device through the plugin's `castsim` fixture, and raw Cast senders
 
 from __future__ import annotations
 
+import json
+import socket
+import time
+import urllib.parse
+
 import pytest
 
 from cast_sender import NS_MEDIA, NS_RECEIVER, USER_AGENT, CastSender
@@ -275,6 +280,43 @@ def test_message_events(castsim: ControlClient, sender_factory):
         event = castsim.wait_for(lambda e: e.entry is not None and e.entry.type == "GET_STATUS", timeout=5,
                                  on="events", stream=stream)
         assert event.entry.direction == "in"
+
+
+def test_a_stream_not_read_loses_the_oldest_events_and_says_how_many(castsim: ControlClient, sender_factory):
+    """A follower that stops reading holds at most 4 MiB of events however big they are (the
+    count alone let 4,096 messages of 60 KB each pile up); when it reads again, a `dropped`
+    event says how many it lost, and the newest events are there."""
+    sender = sender_factory()
+    sender.get_status()
+    address = urllib.parse.urlsplit(castsim.base_url)
+    follower = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    follower.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # no autotuned megabytes
+    follower.settimeout(10)
+    try:
+        follower.connect((address.hostname, address.port))
+        follower.sendall(f"GET /api/v1/events?types=message HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode())
+        received = bytearray()  # appended to in place: megabytes come 4 KB at a time
+        while b"event: hello" not in received:
+            received += follower.recv(4096)
+        # 24 MB of unhandled messages while the follower reads nothing: more than the
+        # stream's buffer and both ends' socket buffers hold.
+        padding = "p" * 60_000
+        for number in range(400):
+            sender.send("urn:x-cast:com.example.big", {"type": "BIG", "n": number, "padding": padding})
+        barrier(sender)
+        deadline = time.monotonic() + 30
+        while b'"n":399' not in received[-200_000:] and time.monotonic() < deadline:
+            received += follower.recv(1 << 20)
+    finally:
+        follower.close()
+    text = received.decode("utf-8", "replace")
+    assert '"n":399' in text, "the newest message never came"
+    dropped = [json.loads(line[len("data: "):])["count"] for line in text.split("\n")
+               if line.startswith("data: {\"count\"")]
+    assert dropped and sum(dropped) > 0, "no dropped event"
+    delivered = text.count("event: message")
+    # Every message is either delivered or counted dropped (the GET_STATUS round trips too).
+    assert delivered + sum(dropped) >= 400 and delivered < 400
 
 
 # -- scenario, reset, report -----------------------------------------------------------

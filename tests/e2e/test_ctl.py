@@ -129,3 +129,13 @@ def test_ctl_events_prints_each_event_once_as_it_comes(castsim_bin: Path, device
     finally:
         follower.terminate()
         follower.wait(timeout=10)
+
+
+def test_ctl_events_refused_exits_1_with_the_reason_on_stderr(castsim_bin: Path, device: CastsimDevice) -> None:
+    # A stream the server refuses (no such device) is a refusal like any verb's: before,
+    # its error JSON went to standard output and the exit status was 0.
+    result = subprocess.run([str(castsim_bin), "ctl", "--url", device.control_url, "--device", "Nowhere", "events"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert result.stderr.startswith('castsim ctl: 404: no device "Nowhere"'), result.stderr

@@ -425,6 +425,34 @@ def test_a_household_shows_one_device_at_a_time_and_the_picker_switches(
     screenshot(browser, "7-household-room-2")
     assert_console_clean(browser, "after switching devices")
 
+    # A name no device has: the picker says so (before, it showed Room selected while the
+    # page showed nothing, and picking Room then did nothing), and picking a device loads it.
+    browser.get(household.control_url + "/?device=Nowhere")
+    wait_until(lambda: attr(browser, "#device-picker", "hidden") is None, what="the device picker")
+    shown = browser.execute_script("const p = document.querySelector('#device-picker'); return p.options[p.selectedIndex].textContent")
+    assert shown == 'no device "Nowhere"', shown
+    browser.execute_script("const p = document.querySelector('#device-picker'); p.value = 'Room'; p.dispatchEvent(new Event('change'));")
+    wait_until(lambda: text(browser, "#device-name") == "Room", what="the page for Room after no device",
+               details=lambda: f"#device-name={text(browser, '#device-name')!r} url={browser.current_url}")
+
+
+def test_the_dashboard_of_a_castsim_with_a_token_opens_with_the_token_after_the_hash(
+    castsim_factory: Callable[..., CastsimDevice],
+    browser: WebDriver,
+) -> None:
+    device = castsim_factory(extra_args=("--control-token", "s3cret"))
+    # The fragment never reaches the server: the page, its scripts and its style sheet come
+    # without the token, the device's state and events with it (before, every file but the
+    # page was a 401 and the page stayed unstyled at "Connecting...").
+    browser.get(device.control_url + "/#token=s3cret")
+    wait_until(lambda: attr(browser, "#conn-status", "data-state") == "open", timeout=15,
+               what="the event stream with the token", details=lambda: f"toasts={toasts(browser)!r}")
+    wait_until(lambda: text(browser, "#device-name") == device.name, what="the device name fetched with the token")
+    # Styled: the style sheet loaded.
+    assert computed(browser, "body", "margin") == "0px"
+    screenshot(browser, "9-token")
+    assert_console_clean(browser, "opening the dashboard with #token=")
+
 
 def test_the_tv_shows_a_dashcast_page_and_a_home_assistant_view(
     device: CastsimDevice, sender_factory: Callable[[CastsimDevice], Sender], browser: WebDriver

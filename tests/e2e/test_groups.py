@@ -185,6 +185,13 @@ def test_a_member_drops_out_and_the_leader_moves_while_pychromecast_is_connected
         follower.wait_for(lambda e: e.get("event") == "multizone" and e["type"] == "DEVICE_REMOVED" and e["deviceId"] == bedroom,
                           "DEVICE_REMOVED for Bedroom")
         follower.wait_for(lambda e: e.get("event") == "member_removed" and e["member"] == "Bedroom", "Bedroom leaving", seen_ok=True)
+        online = {entry["name"]: entry["online"] for entry in ctl(link, castsim_bin, device, "devices")["devices"]}
+        assert online["Bedroom"] is False and online["Kitchen"] is True, online
+        # A group the household does not have is a 404 (a thing named that does not exist),
+        # not a 409 (a state that refuses).
+        refused = link.run(link.device_ns, [str(castsim_bin), "ctl", "--url", device.control_url, "act", '{"deleteGroup": "Nowhere"}'],
+                           capture_output=True, text=True, timeout=30)
+        assert refused.returncode == 1 and '404: no group "Nowhere"' in refused.stderr, refused.stderr
         ctl(link, castsim_bin, device, "--device", "Bedroom", "act", '{"online": true}')
         follower.wait_for(lambda e: e.get("event") == "multizone" and e["type"] == "DEVICE_ADDED" and e["deviceId"] == bedroom,
                           "DEVICE_ADDED for Bedroom")

@@ -197,6 +197,9 @@ def test_recording_through_the_control_api(castsim_factory, tmp_path: Path) -> N
 
     # Refusals name what was expected; the file is left alone.
     assert api(device, "POST", "/recording", {"path": str(path)})[0] == 409
+    # A folder is no file to overwrite: said at once, not a 409 that suggests "overwrite".
+    status, body = api(device, "POST", "/recording", {"path": str(tmp_path)})
+    assert status == 422 and "it is a directory" in body["error"], body
     status, body = api(device, "POST", "/recording", {"path": str(tmp_path / "c.jsonl"), "redact": ["a..b"]})
     assert status == 400 and "a..b" in json.dumps(body), body
     assert api(device, "POST", "/recording", {"redact": []})[0] == 400

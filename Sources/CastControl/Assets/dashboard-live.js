@@ -257,8 +257,20 @@
       option.textContent = `${device.name} (${device.cast})`;
       picker.appendChild(option);
     }
-    const current = devices.find((d) => d.name === chosenDevice || d.uuid === chosenDevice || d.udn === chosenDevice) || devices[0];
-    picker.value = current.name;
+    const current = chosenDevice
+      ? devices.find((d) => d.name === chosenDevice || d.uuid === chosenDevice || d.udn === chosenDevice)
+      : devices[0];
+    if (current) {
+      picker.value = current.name;
+    } else {
+      // ?device= names no device: the picker says so, rather than showing a device the page
+      // does not show (and which picking would then not load, the value being unchanged).
+      const none = document.createElement("option");
+      none.textContent = `no device "${chosenDevice}"`;
+      none.disabled = true;
+      picker.prepend(none);
+      picker.selectedIndex = 0;
+    }
     picker.hidden = false;
     picker.addEventListener("change", () => {
       const query = new URLSearchParams(location.search);

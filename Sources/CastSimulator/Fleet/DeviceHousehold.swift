@@ -14,8 +14,12 @@ struct DeviceHousehold {
 /// that is offline ...).
 public struct HouseholdRefusal: Error, Sendable, CustomStringConvertible {
     public let description: String
+    /// The step names a device or group the household does not have (the control API's
+    /// 404), rather than one that cannot do it now (409).
+    public let namesNothing: Bool
 
-    init(_ description: String) {
+    init(_ description: String, namesNothing: Bool = false) {
         self.description = description
+        self.namesNothing = namesNothing
     }
 }

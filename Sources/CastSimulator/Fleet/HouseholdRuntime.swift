@@ -169,7 +169,7 @@ final class HouseholdRuntime {
     private func transferSession(from source: CastSimulator, to targetName: String) throws(HouseholdRefusal) {
         let sourceName = source.configuration.device.identity.friendlyName
         guard let targetId = deviceIds[targetName], let target = devices[targetId] else {
-            throw HouseholdRefusal("no device \"\(targetName)\" in the household")
+            throw HouseholdRefusal("no device \"\(targetName)\" in the household", namesNothing: true)
         }
         guard target !== source else { throw HouseholdRefusal("\(sourceName) cannot transfer its session to itself") }
         guard household.devices[targetId]?.isOnline == true else { throw HouseholdRefusal("\(targetName) is offline") }
@@ -186,12 +186,12 @@ final class HouseholdRuntime {
     private func group(named name: String) throws(HouseholdRefusal) -> String {
         if let group = household.groups.values.first(where: { $0.name == name }) { return group.uuid }
         let names = household.groups.values.map(\.name).sorted()
-        throw HouseholdRefusal("no group \"\(name)\"; the groups are \(names.isEmpty ? "none" : names.map { "\"\($0)\"" }.joined(separator: ", "))")
+        throw HouseholdRefusal("no group \"\(name)\"; the groups are \(names.isEmpty ? "none" : names.map { "\"\($0)\"" }.joined(separator: ", "))", namesNothing: true)
     }
 
     private func create(_ declaration: GroupDeclaration, leader: String) throws(HouseholdRefusal) {
         func id(_ name: String) throws(HouseholdRefusal) -> String {
-            guard let id = deviceIds[name] else { throw HouseholdRefusal("no device \"\(name)\" in the household") }
+            guard let id = deviceIds[name] else { throw HouseholdRefusal("no device \"\(name)\" in the household", namesNothing: true) }
             return id
         }
         guard !household.groups.values.contains(where: { $0.name == declaration.name }) else {

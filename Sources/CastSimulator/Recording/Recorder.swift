@@ -98,6 +98,11 @@ package final class Recorder: Sendable {
            (try? JSONValue.parse(first))?["format"] != .string(RecordingHeader.format) {
             throw RecorderError(path: path, reason: "the file exists and is no castsim recording; it is left alone", kind: .exists)
         }
+        // A folder is no file to replace: said as that, not as a file that exists.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw RecorderError(path: path, reason: "it is a directory; name a file", kind: .cannotWrite)
+        }
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (existing == .refuse ? O_EXCL : O_TRUNC)
         let descriptor = open(path, flags, 0o644)
         guard descriptor >= 0 else {

@@ -52,7 +52,7 @@ extension DeviceRunner {
         do {
             try household.perform(step)
         } catch {
-            throw ControlRefusal.household("\(error)")
+            throw ControlRefusal.household(error.description, namesNothing: error.namesNothing)
         }
     }
 }

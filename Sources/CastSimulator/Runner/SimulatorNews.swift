@@ -30,3 +30,13 @@ public enum SimulatorNews: Sendable {
     /// advertiser started): the status as it is now.
     case discovery(DiscoveryStatus)
 }
+
+extension SimulatorNews {
+    /// About what the news holds in memory while a reader's queue keeps it: a message's
+    /// payload, and a round figure for the rest (its strings are shared with the journal,
+    /// but a queue that outlives the journal's copy keeps them alive).
+    package var queuedBytes: Int {
+        if case .message(let entry) = self { return entry.envelope.payloadByteCount + 256 }
+        return 256
+    }
+}
