@@ -110,12 +110,14 @@ final class EventStreams: Sendable {
     }
 
     /// A slot for a new stream. When every slot is taken, each open stream writes a
-    /// keep-alive now: a stream whose client has gone learns it from that write, not at its
-    /// next keep-alive up to 15 s later, and gives its slot back; the request waits up to
-    /// ``probeWait`` for one, then is refused.
+    /// keep-alive now and every 50 ms: a stream whose client has gone learns it from those
+    /// writes (the first after the client left still succeeds, as TCP learns of the close
+    /// from the peer's answer to it; the next fails), not at its next keep-alive up to 15 s
+    /// later, and gives its slot back. The request waits up to ``probeWait`` for one, then
+    /// is refused.
     private func reserve() async throws -> Lease {
         let deadline = ContinuousClock.now + Self.probeWait
-        var probed = false
+        var waited = 0
         while true {
             // A slot's id, or the streams that hold them all.
             let taken = try streams.withLockedValue { streams -> (id: Int?, open: [BatchQueue<SimulatorNews>]) in
@@ -132,10 +134,10 @@ final class EventStreams: Sendable {
                 guard ContinuousClock.now < deadline else {
                     throw ControlError(status: .tooManyRequests, message: "\(Self.maximumOpen) event streams are open already; close one first")
                 }
-                if !probed {
+                if waited % 5 == 0 {
                     for news in open { news.nudge() }
-                    probed = true
                 }
+                waited += 1
                 try await Task.sleep(for: .milliseconds(10))
             }
         }

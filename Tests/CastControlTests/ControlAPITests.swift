@@ -438,6 +438,21 @@ struct ControlAPITests {
         }
     }
 
+    @Test("events: with every slot taken by streams whose clients have gone, a new stream finds them out and opens at once")
+    func streamSlotsOfClientsGone() async throws {
+        try await withControlledDevice { _, http in
+            // Each client reads its hello and closes its connection; nothing happens on the
+            // device, so no stream has written anything since: all 64 slots are held.
+            for _ in 0..<64 {
+                let reply = try await http.stream("/api/v1/events?types=clock", until: { $0.contains("event: hello") })
+                #expect(reply.status == 200)
+            }
+            // Before, a 429 until the keep-alives 15 s on found the clients gone.
+            let reply = try await http.stream("/api/v1/events?types=clock", until: { $0.contains("event: hello") })
+            #expect(reply.status == 200, "\(reply.body)")
+        }
+    }
+
     @Test("A token guards every request when set; a non-loopback address needs one")
     func token() async throws {
         try await withControlledDevice(token: "s3cret") { _, http in
