@@ -19,11 +19,9 @@
 #   (24 CPU-minutes with it, 18 without, the two copies of BoringSSL the most), and nothing
 #   here reads it: the shipped binary is stripped, and a crash's backtrace still names its
 #   functions (from the symbol table), only not its lines.
-# - the Swift tests run beside the end-to-end and Python tests, a step lower in priority:
-#   those mostly wait on sockets, subprocesses and a browser (about three quarters of a
-#   core in all), and one after the other the two took some five minutes of the fifteen;
-# - the sanitizer build and the fuzzing run at the lowest CPU priority beside all of them:
-#   they take only the CPU the tests leave idle;
+# - the sanitizer build and the fuzzing run at the lowest CPU priority beside the Swift,
+#   end-to-end, Python and release tests, which mostly wait on sockets and subprocesses:
+#   they take only the CPU those leave idle;
 # - the fuzz targets run two at a time, one per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,9 +31,8 @@ source scripts/stages.sh
 # targets, two at a time, is a core-second the 15 minutes lack); scripts/fuzz.sh's own
 # default is longer.
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
-# pytest-xdist workers for the end-to-end and Python package tests: four, as they spend
-# most of their time waiting.
-E2E_WORKERS="${E2E_WORKERS:-4}"
+# pytest-xdist workers for the end-to-end and Python package tests.
+E2E_WORKERS="${E2E_WORKERS:-3}"
 
 # The builds take about 6 GB (release, the sanitizer build, the artifacts); a full disk
 # shows as a failed link or clone much later, so say up front how much there is.
@@ -51,30 +48,28 @@ stage "swift build -c release --build-tests (no debug info)" swift build -c rele
 # rather than 35 s after them.
 stage_start "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)" \
     nice -n 19 bash -c 'scripts/fuzz.sh build && scripts/fuzz.sh run "$1"' _ "${FUZZ_SECONDS}"
-# Beside the tests: packaging castsim, and the core's allocation counts (exact run to run,
-# so the tests beside them do not change them), from the benchmark executables this
-# release build made (scripts/check-allocations.py: seconds; package-benchmark's plugin
-# would compile the modules again without -enable-testing).
+# Beside the Swift tests, which leave a core idle: packaging castsim, and the core's
+# allocation counts (exact run to run, so the tests beside them do not change them), from
+# the benchmark executables this release build made (scripts/check-allocations.py: seconds;
+# package-benchmark's plugin would compile the modules again without -enable-testing).
 stage_start "release artifacts (scripts/release.sh --no-build)" scripts/release.sh --no-build
 stage_start "the benchmarks' allocations (scripts/bench.sh check-allocations)" scripts/bench.sh check-allocations
-stage_start "swift test (nice 10, beside the end-to-end tests)" \
-    nice -n 10 swift test -c release --skip-build --skip "FairnessTests|ChurnTests"
 
+stage "swift test" swift test -c release --skip-build --skip "FairnessTests|ChurnTests"
+stage_wait "the benchmarks' allocations (scripts/bench.sh check-allocations)"
 stage_wait "release artifacts (scripts/release.sh --no-build)"
 castsim="$(pwd)/$(ls -d dist/castsim-*/ | head -1)castsim"
+# These measure latency while one sender misbehaves, and the process's descriptors and
+# memory after connections come and go: without other tests, so that suites running in
+# parallel neither take the cores they time nor allocate the memory they count.
+stage "swift test: FairnessTests (alone)" swift test -c release --skip-build --filter FairnessTests
+stage "swift test: ChurnTests (alone)" swift test -c release --skip-build --filter ChurnTests
+
 stage_wait "Python virtualenv, chromium (scripts/e2e-setup.sh)"
 stage_start "release artifacts without Swift (scripts/release-test.sh)" scripts/release-test.sh --no-build
 stage "end-to-end, the release binary (pychromecast, zeroconf, avahi, catt, chromium)" \
     env CASTSIM_BIN="${castsim}" tests/e2e/run.sh -n "${E2E_WORKERS}" --durations=10
 stage "the Python package: client and pytest plugin (python/)" \
     bash -c 'cd python && CASTSIM_BIN="$1" ../.venv-e2e/bin/python -m pytest -q -n "$2"' _ "${castsim}" "${E2E_WORKERS}"
-stage_wait "swift test (nice 10, beside the end-to-end tests)"
-stage_wait "the benchmarks' allocations (scripts/bench.sh check-allocations)"
 stage_wait "release artifacts without Swift (scripts/release-test.sh)"
-# These measure latency while one sender misbehaves, and the process's descriptors and
-# memory after connections come and go: without other tests, so that suites running in
-# parallel neither take the cores they time nor allocate the memory they count (the
-# fuzzing beside them has the lowest priority).
-stage "swift test: FairnessTests (alone)" swift test -c release --skip-build --filter FairnessTests
-stage "swift test: ChurnTests (alone)" swift test -c release --skip-build --filter ChurnTests
 stage_wait "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)"
