@@ -102,10 +102,6 @@ struct ControlGate: RouterMiddleware {
         return !port.isEmpty && port.count <= 5 && port.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
-    /// The endpoints that read a body: every other refuses one (a form POSTed to `/reset`
-    /// is what a web page can send without asking).
-    static let takesBody: Set<String> = Set(["/verify", "/act", "/clock/advance", "/scenario", "/recording"].map { ControlRoutes.prefix + $0 })
-
     /// Refuses a request's body before its endpoint runs: one that is not JSON by its
     /// `Content-Type` (415), or one where the endpoint takes none (400). A chunked body may
     /// be empty (NIO's client sends a POST without a body so), so there it is read to tell.
@@ -117,7 +113,7 @@ struct ControlGate: RouterMiddleware {
         if let type = request.headers[.contentType], let problem = jsonMediaTypeProblem(type) {
             throw ControlError(status: .unsupportedMediaType, message: problem)
         }
-        guard !takesBody.contains(request.uri.path) || request.method == .get || request.method == .delete else { return }
+        guard !ControlRoutes.readsBody(request.method, request.uri.path) else { return }
         let noBody = ControlError.badRequest("\(request.method.rawValue) \(request.uri.path) takes no body")
         guard !chunked || length > 0 else {
             do { _ = try await request.body.collect(upTo: 0) } catch is NIOTooManyBytesError { throw noBody }

@@ -26,7 +26,7 @@ package struct ControlRoutes: Sendable {
     /// These routes for the device the request names with `?device=`; a name no device has
     /// is a 404 that lists the names there are.
     func on(_ request: Request) throws(ControlError) -> ControlRoutes {
-        guard let name = try Self.query(request, keeping: "device") else { return self }
+        guard let name = try Self.parameters(request)["device"] else { return self }
         // A form-encoded space ("+", as a browser's address bar and URLSearchParams write it)
         // when no name has a plus sign.
         let devices = endpoints()
@@ -56,6 +56,12 @@ package struct ControlRoutes: Sendable {
         "\(prefix)/recording": [.get, .post, .delete], "\(prefix)/devices": [.get],
         "\(prefix)/streaming/picture": [.get],
     ]
+
+    /// Whether the endpoint reads a JSON body: POST and PUT do, but POST /reset. Every other
+    /// refuses one (a form POSTed to /reset is what a web page can send without asking).
+    static func readsBody(_ method: HTTPRequest.Method, _ path: String) -> Bool {
+        (method == .post || method == .put) && path != "\(prefix)/reset"
+    }
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { request, _ in
@@ -331,24 +337,22 @@ package struct ControlRoutes: Sendable {
 
     // MARK: Reading requests
 
-    /// The query's parameters but `device`, which ``on(_:)`` has taken already; a parameter
-    /// given twice is refused (which one would count?).
-    static func query(_ request: Request) throws(ControlError) -> [String: String] {
-        var query: [String: String] = [:]
+    /// Every parameter of the query; one given twice is refused (which one would count?).
+    static func parameters(_ request: Request) throws(ControlError) -> [String: String] {
+        var parameters: [String: String] = [:]
         for (key, value) in request.uri.queryParameters {
-            guard query.updateValue(String(value), forKey: String(key)) == nil else {
+            guard parameters.updateValue(String(value), forKey: String(key)) == nil else {
                 throw .badRequest("query parameter \"\(key)\" is given twice; give it once")
             }
         }
-        query["device"] = nil
-        return query
+        return parameters
     }
 
-    /// The one value of the query's parameter `name`, if it has one.
-    static func query(_ request: Request, keeping name: String) throws(ControlError) -> String? {
-        let values = request.uri.queryParameters.getAll(name)
-        guard values.count <= 1 else { throw .badRequest("query parameter \"\(name)\" is given twice; give it once") }
-        return values.first.map { String($0) }
+    /// The query's parameters but `device`, which ``on(_:)`` has taken already.
+    static func query(_ request: Request) throws(ControlError) -> [String: String] {
+        var query = try parameters(request)
+        query["device"] = nil
+        return query
     }
 
     static func noQuery(_ request: Request) throws(ControlError) {
@@ -357,21 +361,17 @@ package struct ControlRoutes: Sendable {
         }
     }
 
-    /// The body, at most `limit` bytes, if it is JSON by its content type. Only JSON: a
-    /// form or text body is what a web page elsewhere can send without asking (curl users
-    /// add `-H 'Content-Type: application/json'`).
+    /// The body, at most `limit` bytes, if it says it is JSON. Only JSON: a form or text body
+    /// is what a web page elsewhere can send without asking (curl users add `-H
+    /// 'Content-Type: application/json'`); ``ControlGate`` has refused a body of another type.
     static func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
-        let type = request.headers[.contentType]
-        if let type, let problem = ControlGate.jsonMediaTypeProblem(type) {
-            throw ControlError(status: .unsupportedMediaType, message: problem)
-        }
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw ControlError(status: .contentTooLarge, message: "the body is over the \(limit)-byte limit")
         }
-        if type == nil, body.readableBytes > 0 {
+        if request.headers[.contentType] == nil, body.readableBytes > 0 {
             throw ControlError(status: .unsupportedMediaType, message: "a body needs Content-Type: application/json")
         }
         return body
