@@ -23,9 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
-        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
-        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
-        .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
@@ -70,15 +67,11 @@ let package = Package(
             ]
         ),
         // The developer PKI (root → intermediate → device), TLS certificates, device-auth
-        // signing: swift-certificates and swift-crypto, no openssl.
+        // signing: with the BoringSSL that NIOSSL builds for TLS (BoringSSL.swift says why),
+        // no openssl.
         .target(
             name: "CastCredentials",
-            dependencies: [
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            dependencies: [.product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         // Cast Streaming's media plane as pure code: RTP and RTCP, frames put together and
         // decrypted (AES-128-CTR), the receiver's feedback and its timing. Its UDP sockets are
@@ -88,8 +81,8 @@ let package = Package(
             dependencies: [
                 // The stream an OFFER negotiated and the figures the app shows: one type each.
                 "CastDevice",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // AES-128-CTR, from NIOSSL's BoringSSL.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // Runtime: NIO server, TLS, device auth, heartbeat scheduling, HTTP endpoints.
@@ -112,10 +105,6 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -247,9 +236,8 @@ let package = Package(
             name: "CastCredentialsTests",
             dependencies: [
                 "CastCredentials",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // ChainVerifier: BoringSSL's path builder, as a second opinion.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: testSettings
         ),
@@ -263,10 +251,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: testSettings

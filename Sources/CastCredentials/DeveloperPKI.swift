@@ -1,6 +1,4 @@
 import Foundation
-import X509
-import _CryptoExtras
 
 /// castsim's developer Cast PKI: root CA → intermediate CA → device certificate, all RSA.
 /// A sender that trusts the root (Chrome with `--cast-developer-certificate-path`, Open
@@ -79,12 +77,7 @@ public struct DeveloperPKI: Sendable {
             }
         }
         for file in File.allCases {
-            let text: String
-            do {
-                text = try pem(file)
-            } catch {
-                throw .io("cannot encode \(file.rawValue): \(error)")
-            }
+            let text = pem(file)
             let url = directory.appendingPathComponent(file.rawValue)
             // Created with its final mode, so a key is never readable by others, even briefly.
             _ = try? manager.removeItem(at: url)
@@ -95,13 +88,13 @@ public struct DeveloperPKI: Sendable {
         }
     }
 
-    func pem(_ file: File) throws -> String {
+    func pem(_ file: File) -> String {
         switch file {
-        case .rootCertificate: try root.certificatePEM
+        case .rootCertificate: root.certificatePEM
         case .rootKey: root.keyPEM
-        case .intermediateCertificate: try intermediate.certificatePEM
+        case .intermediateCertificate: intermediate.certificatePEM
         case .intermediateKey: intermediate.keyPEM
-        case .deviceCertificate: try device.certificatePEM
+        case .deviceCertificate: device.certificatePEM
         case .deviceKey: device.keyPEM
         }
     }
@@ -119,12 +112,10 @@ public struct DeveloperPKI: Sendable {
     /// `child` names `parent` as its issuer and carries its valid signature, and `parent` is a CA.
     static func check(_ child: CertifiedKey, issuedBy parent: CertifiedKey) throws(CredentialsError) {
         let name = "\(child.certificate.subject)"
-        guard child.certificate.issuer == parent.certificate.subject,
-              parent.certificate.publicKey.isValidSignature(child.certificate.signature, for: child.certificate) else {
+        guard child.certificate.isIssued(by: parent.certificate) else {
             throw .invalidChain("\(name) is not signed by \(parent.certificate.subject)")
         }
-        guard let constraints = try? parent.certificate.extensions.basicConstraints,
-              case .isCertificateAuthority = constraints else {
+        guard case .certificateAuthority? = parent.certificate.basicConstraints else {
             throw .invalidChain("\(parent.certificate.subject) signs \(name) but is not a CA")
         }
     }

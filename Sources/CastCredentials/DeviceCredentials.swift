@@ -1,6 +1,4 @@
 import Foundation
-import X509
-import _CryptoExtras
 
 /// What one simulated device presents: its TLS certificate, and the device certificates
 /// that answer device-auth challenges (the developer PKI's, and the same device key
@@ -16,7 +14,7 @@ public struct DeviceCredentials: Sendable {
 
     /// Credentials for a device named `deviceId` (its UUID), with a TLS certificate valid
     /// from about `date` for `tlsLifetime` over `tlsKey`.
-    public init(pki: DeveloperPKI, tlsKey: _RSA.Signing.PrivateKey, deviceId: String, date: Date = Date(),
+    public init(pki: DeveloperPKI, tlsKey: RSAPrivateKey, deviceId: String, date: Date = Date(),
                 tlsLifetime: TimeInterval = TLSCertificate.lifetime) throws {
         self.pki = pki
         tlsCommonName = "castsim TLS \(deviceId)"

@@ -1,5 +1,4 @@
 import Foundation
-import _CryptoExtras
 
 /// Keys made once per process and shared by every device it simulates. An RSA-2048 key
 /// takes tens of milliseconds to make and a certificate one signature, so a device (or a
@@ -8,11 +7,11 @@ import _CryptoExtras
 public actor SharedKeys {
     public static let shared = SharedKeys()
 
-    private var tlsKey: _RSA.Signing.PrivateKey?
+    private var tlsKey: RSAPrivateKey?
     private var ephemeralPKI: DeveloperPKI?
 
     /// The TLS key of every device in this process.
-    public func tls() async throws -> _RSA.Signing.PrivateKey {
+    public func tls() async throws -> RSAPrivateKey {
         if let tlsKey { return tlsKey }
         let key = try await Task.detached { try CertificateIssuer.newKey() }.value
         // Another caller may have made one meanwhile: keep the first.
@@ -22,7 +21,7 @@ public actor SharedKeys {
     }
 
     /// `pki`, or the one made in memory for this process when nil, and the TLS key.
-    public func keys(pki: DeveloperPKI?) async throws -> (DeveloperPKI, _RSA.Signing.PrivateKey) {
+    public func keys(pki: DeveloperPKI?) async throws -> (DeveloperPKI, RSAPrivateKey) {
         async let tlsKey = tls()
         let chosen: DeveloperPKI
         if let pki { chosen = pki } else { chosen = try await developerPKI() }

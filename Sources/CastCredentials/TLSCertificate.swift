@@ -1,5 +1,4 @@
 import Foundation
-import _CryptoExtras
 
 /// The certificate the Cast port presents in TLS. Chrome and Open Screen refuse one that
 /// is valid for more than 4 days from now (docs/protocol/castv2.md §1.1, §4.4), so it is
@@ -14,7 +13,7 @@ public enum TLSCertificate {
     public static let renewalMargin: TimeInterval = 24 * 3600
 
     /// A certificate for `key`, valid from a little before `date` for `lifetime`.
-    public static func issue(key: _RSA.Signing.PrivateKey, commonName: String, date: Date = Date(),
+    public static func issue(key: RSAPrivateKey, commonName: String, date: Date = Date(),
                              lifetime: TimeInterval = lifetime) throws -> CertifiedKey {
         try CertificateIssuer.selfSigned(
             commonName: commonName, key: key, notBefore: date.addingTimeInterval(-notBeforeMargin),

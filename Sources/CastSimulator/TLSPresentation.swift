@@ -6,7 +6,6 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import _CryptoExtras
 
 /// The TLS identity new connections are presented, made when the first sender connects and
 /// renewed at the first accept after its renewal date: a strict sender refuses a
@@ -31,13 +30,13 @@ final class TLSPresentation: Sendable {
     }
 
     private let pki: DeveloperPKI
-    private let tlsKey: _RSA.Signing.PrivateKey
+    private let tlsKey: RSAPrivateKey
     private let deviceId: String
     private let lifetime: TimeInterval
     private let logger: Logger
     private let state = NIOLockedValueBox<Current?>(nil)
 
-    init(pki: DeveloperPKI, tlsKey: _RSA.Signing.PrivateKey, deviceId: String, lifetime: TimeInterval, logger: Logger) {
+    init(pki: DeveloperPKI, tlsKey: RSAPrivateKey, deviceId: String, lifetime: TimeInterval, logger: Logger) {
         self.pki = pki
         self.tlsKey = tlsKey
         self.deviceId = deviceId

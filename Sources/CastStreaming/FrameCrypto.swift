@@ -1,17 +1,20 @@
-import Crypto
-import _CryptoExtras
-import Foundation
+internal import CNIOBoringSSL
 
 /// AES-128-CTR of one frame (docs/protocol/streaming.md §3.3): the counter block is 8 zero
 /// bytes, the frame id's low 32 bits big-endian and 4 zero bytes, XORed with the IV mask;
 /// the whole 128-bit block counts up. Encryption and decryption are the same operation.
+/// (AES from the BoringSSL that NIOSSL builds for TLS: CastCredentials says why.)
 public struct FrameCrypto: Sendable {
-    private let key: SymmetricKey
+    /// The expanded key schedule, made once for the session's key.
+    private let key: AES_KEY
     private let ivMask: [UInt8]
 
     public init(key: [UInt8], ivMask: [UInt8]) {
         precondition(key.count == 16 && ivMask.count == 16, "an AES-128 key and IV mask are 16 bytes each")
-        self.key = SymmetricKey(data: key)
+        var schedule = AES_KEY()
+        // Fails only for a key size other than 128, 192 or 256 bits.
+        _ = AES_set_encrypt_key(key, 128, &schedule)
+        self.key = schedule
         self.ivMask = ivMask
     }
 
@@ -28,8 +31,13 @@ public struct FrameCrypto: Sendable {
 
     public func crypt(_ bytes: [UInt8], frameId: Int64) -> [UInt8] {
         guard !bytes.isEmpty else { return [] }
-        // The nonce is 16 bytes, which AES._CTR takes whole; the key is 16 bytes: neither throws.
-        let nonce = try! AES._CTR.Nonce(nonceBytes: counterBlock(frameId: frameId))
-        return [UInt8](try! AES._CTR.encrypt(bytes, using: key, nonce: nonce))
+        var counter = counterBlock(frameId: frameId)
+        var keystream = [UInt8](repeating: 0, count: 16)
+        var used: UInt32 = 0
+        var output = [UInt8](repeating: 0, count: bytes.count)
+        withUnsafePointer(to: key) { key in
+            AES_ctr128_encrypt(bytes, &output, bytes.count, key, &counter, &keystream, &used)
+        }
+        return output
     }
 }

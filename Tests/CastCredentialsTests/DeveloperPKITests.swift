@@ -1,9 +1,6 @@
 import CastCredentials
-import Crypto
 import Foundation
 import Testing
-import X509
-import _CryptoExtras
 
 @Suite("The developer PKI: root → intermediate → device, as strict Cast verifiers demand")
 struct DeveloperPKITests {
@@ -15,45 +12,59 @@ struct DeveloperPKITests {
         let pki = try await Self.pki()
         for certified in [pki.root, pki.intermediate, pki.device] {
             let certificate = certified.certificate
-            #expect(certificate.signatureAlgorithm == .sha256WithRSAEncryption)
-            let key = try #require(_RSA.Signing.PublicKey(certificate.publicKey))
-            #expect(key.keySizeInBits == 2048)
+            #expect(certificate.signatureAlgorithm == "sha256WithRSAEncryption")
+            #expect(certificate.rsaKeyBits == 2048)
+            #expect(certified.key.bits == 2048 && certified.key.publicKeyDER == certificate.publicKeyDER)
         }
         let root = pki.root.certificate
         #expect(root.issuer == root.subject)
-        #expect(try root.extensions.basicConstraints == .isCertificateAuthority(maxPathLength: nil))
-        #expect(try root.extensions.keyUsage?.keyCertSign == true)
+        #expect(root.basicConstraints == .certificateAuthority(maxPathLength: nil))
+        #expect(root.keyUsage == [.keyCertSign, .cRLSign])
         let intermediate = pki.intermediate.certificate
-        #expect(intermediate.issuer == root.subject)
-        #expect(try intermediate.extensions.basicConstraints == .isCertificateAuthority(maxPathLength: 0))
-        #expect(try intermediate.extensions.keyUsage?.keyCertSign == true)
+        #expect(intermediate.issuer == root.subject && intermediate.issuer != intermediate.subject)
+        #expect(intermediate.basicConstraints == .certificateAuthority(maxPathLength: 0))
+        #expect(intermediate.keyUsage == [.keyCertSign, .cRLSign])
         let device = pki.device.certificate
         #expect(device.issuer == intermediate.subject)
-        #expect(try device.extensions.basicConstraints == .notCertificateAuthority)
-        #expect(try device.extensions.keyUsage?.digitalSignature == true)
-        #expect(try device.extensions.keyUsage?.keyCertSign == false)
+        #expect(device.subject.description == "CN=castsim Device,O=castsim")
+        #expect(device.basicConstraints == .notCertificateAuthority)
+        #expect(device.keyUsage == [.digitalSignature])
+        #expect(device.isIssued(by: intermediate) && intermediate.isIssued(by: root) && !device.isIssued(by: root))
         // Valid now, and for years: the set in certs/ is committed.
         #expect(device.notValidBefore < Date() && device.notValidAfter > Date().addingTimeInterval(10 * 365 * 24 * 3600))
     }
 
-    @Test("swift-certificates' RFC 5280 verifier builds the path from the device certificate to the root")
+    @Test("BoringSSL's verifier, reading the DER, builds the path from the device certificate to the root; not to another root, not in 25 years")
     func verifies() async throws {
         let pki = try await Self.pki()
-        var verifier = Verifier(rootCertificates: CertificateStore([pki.root.certificate])) { RFC5280Policy() }
-        let result = await verifier.validate(leaf: pki.device.certificate, intermediates: CertificateStore([pki.intermediate.certificate]))
-        guard case .validCertificate(let chain) = result else {
-            Issue.record("not valid: \(result)")
-            return
-        }
-        #expect(chain.count == 3)
-        // Another PKI's root does not accept it.
+        let path = ChainVerifier.verify(leaf: pki.device.der, intermediates: [pki.intermediate.der], roots: [pki.root.der])
+        #expect(path == .success(3))
         let other = try await DeveloperPKI.generate()
-        var stranger = Verifier(rootCertificates: CertificateStore([other.root.certificate])) { RFC5280Policy() }
-        let refused = await stranger.validate(leaf: pki.device.certificate, intermediates: CertificateStore([pki.intermediate.certificate]))
-        guard case .couldNotValidate = refused else {
-            Issue.record("a foreign root accepted the chain")
-            return
-        }
+        let stranger = ChainVerifier.verify(leaf: pki.device.der, intermediates: [pki.intermediate.der], roots: [other.root.der])
+        #expect(stranger == .failure(.init(reason: "unable to get local issuer certificate")))
+        let late = ChainVerifier.verify(leaf: pki.device.der, intermediates: [pki.intermediate.der], roots: [pki.root.der],
+                                        at: Date().addingTimeInterval(25 * 365 * 24 * 3600))
+        #expect(late == .failure(.init(reason: "certificate has expired")))
+        // The self-signed device certificate chains to nothing.
+        let tls = try DeviceCredentials(pki: pki, tlsKey: try await SharedKeys.shared.tls(), deviceId: "0123")
+        #expect(ChainVerifier.verify(leaf: tls.selfSignedDevice.der, intermediates: [pki.intermediate.der], roots: [pki.root.der])
+            == .failure(.init(reason: "unable to get local issuer certificate")))
+    }
+
+    @Test("Keys: PKCS#1 and PKCS#8 PEM read as the same key; an EC key, and text that is no key, are refused with why")
+    func keys() async throws {
+        let pki = try await Self.pki()
+        let pkcs1 = try #require(TestKeys.pkcs1PEM(of: pki.device.keyPEM))
+        #expect(pkcs1.hasPrefix("-----BEGIN RSA PRIVATE KEY-----"))
+        #expect(try RSAPrivateKey(pemRepresentation: pkcs1).derRepresentation == pki.device.key.derRepresentation)
+        #expect(try CertifiedKey(certificatePEM: pki.device.certificatePEM, keyPEM: pkcs1).der == pki.device.der)
+        let ec = try #require(TestKeys.ecPEM())
+        var error = #expect(throws: CredentialsError.self) { try RSAPrivateKey(pemRepresentation: ec) }
+        #expect(error?.description.contains("not an RSA key") == true)
+        error = #expect(throws: CredentialsError.self) { try RSAPrivateKey(pemRepresentation: "-----BEGIN PRIVATE KEY-----\nAAAA\n") }
+        #expect(error?.description.hasPrefix("not a PEM RSA private key") == true)
+        error = #expect(throws: CredentialsError.self) { try Certificate(derEncoded: Array(pki.device.der.dropLast())) }
+        #expect(error?.description.hasPrefix("not a DER certificate") == true)
     }
 
     @Test("Written as six PEM files, keys 0600; read back the same; existing files are not overwritten unasked")

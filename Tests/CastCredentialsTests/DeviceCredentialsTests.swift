@@ -1,13 +1,10 @@
 import CastCredentials
-import Crypto
 import Foundation
 import Testing
-import X509
-import _CryptoExtras
 
 @Suite("A device's credentials: the short-lived TLS certificate, its renewal, device-auth signatures")
 struct DeviceCredentialsTests {
-    static func tlsKey() async throws -> _RSA.Signing.PrivateKey { try await SharedKeys.shared.tls() }
+    static func tlsKey() async throws -> RSAPrivateKey { try await SharedKeys.shared.tls() }
 
     @Test("The TLS certificate: self-signed RSA, notBefore an hour back, valid for 3 days (under Chrome's 4)")
     func tlsCertificate() async throws {
@@ -18,7 +15,8 @@ struct DeviceCredentialsTests {
         #expect(abs(certificate.notValidBefore.timeIntervalSince(now) + 3600) < 2)
         let lifetime = certificate.notValidAfter.timeIntervalSince(now)
         #expect(lifetime < 4 * 24 * 3600 && abs(lifetime - 3 * 24 * 3600) < 2)
-        #expect(try certificate.extensions.basicConstraints == .notCertificateAuthority)
+        #expect(certificate.basicConstraints == .notCertificateAuthority)
+        #expect(certificate.keyUsage == [.digitalSignature, .keyEncipherment])
         #expect(abs(credentials.tlsRenewalDate.timeIntervalSince(certificate.notValidAfter) + 24 * 3600) < 1)
     }
 
@@ -30,7 +28,7 @@ struct DeviceCredentialsTests {
         #expect(abs(credentials.tlsRenewalDate.timeIntervalSince(start) - 5) < 1)
         let renewed = try credentials.renewed(at: start.addingTimeInterval(5))
         #expect(renewed.tls.der != credentials.tls.der)
-        #expect(renewed.tls.certificate.publicKey == credentials.tls.certificate.publicKey)
+        #expect(renewed.tls.certificate.publicKeyDER == credentials.tls.certificate.publicKeyDER)
         #expect(renewed.tls.certificate.notValidAfter > credentials.tls.certificate.notValidAfter)
         #expect(renewed.pki.device.der == credentials.pki.device.der)
     }
@@ -39,14 +37,19 @@ struct DeviceCredentialsTests {
     func signatures() async throws {
         let credentials = try DeviceCredentials(pki: try await DeveloperPKITests.pki(), tlsKey: try await Self.tlsKey(), deviceId: "0123")
         let data = Data("nonce".utf8) + credentials.tls.der
-        let key = try #require(_RSA.Signing.PublicKey(credentials.pki.device.certificate.publicKey))
-        let sha1 = _RSA.Signing.RSASignature(rawRepresentation: try credentials.pki.device.sign(data, digest: .sha1))
-        let sha256 = _RSA.Signing.RSASignature(rawRepresentation: try credentials.pki.device.sign(data, digest: .sha256))
-        #expect(key.isValidSignature(sha1, for: Insecure.SHA1.hash(data: data), padding: .insecurePKCS1v1_5))
-        #expect(key.isValidSignature(sha256, for: SHA256.hash(data: data), padding: .insecurePKCS1v1_5))
-        #expect(!key.isValidSignature(sha256, for: SHA256.hash(data: credentials.tls.der), padding: .insecurePKCS1v1_5))
+        // Read back from the DER, as a sender reads the certificate from AuthResponse.
+        let certificate = try Certificate(derEncoded: Array(credentials.pki.device.der))
+        let sha1 = try credentials.pki.device.sign(data, digest: .sha1)
+        let sha256 = try credentials.pki.device.sign(data, digest: .sha256)
+        #expect(sha1.count == 256 && sha256.count == 256 && sha1 != sha256)
+        #expect(certificate.isValidSignature(sha1, for: data, digest: .sha1))
+        #expect(certificate.isValidSignature(sha256, for: data, digest: .sha256))
+        #expect(!certificate.isValidSignature(sha256, for: data, digest: .sha1))
+        #expect(!certificate.isValidSignature(sha256, for: credentials.tls.der, digest: .sha256))
+        // PKCS#1 v1.5 is deterministic: the same data signs the same.
+        #expect(try credentials.pki.device.sign(data, digest: .sha256) == sha256)
         let selfSigned = credentials.selfSignedDevice.certificate
-        #expect(selfSigned.publicKey == credentials.pki.device.certificate.publicKey && selfSigned.issuer == selfSigned.subject)
+        #expect(selfSigned.publicKeyDER == credentials.pki.device.certificate.publicKeyDER && selfSigned.issuer == selfSigned.subject)
         #expect(selfSigned.issuer != credentials.pki.intermediate.certificate.subject)
     }
 }

@@ -2,11 +2,8 @@ import CastCredentials
 import CastSimulator
 import CastSimulatorTesting
 import CastWire
-import Crypto
 import Foundation
 import Testing
-import X509
-import _CryptoExtras
 
 @Suite("Device authentication over TLS", .timeLimit(.minutes(2)))
 struct DeviceAuthIntegrationTests {
@@ -78,11 +75,6 @@ struct DeviceAuthIntegrationTests {
         -> Bool
     {
         let deviceCertificate = try Certificate(derEncoded: Array(response.clientAuthCertificate))
-        guard let key = _RSA.Signing.PublicKey(deviceCertificate.publicKey) else { return false }
-        let signature = _RSA.Signing.RSASignature(rawRepresentation: response.signature)
-        return switch hash {
-        case .sha1: key.isValidSignature(signature, for: Insecure.SHA1.hash(data: signed), padding: .insecurePKCS1v1_5)
-        case .sha256: key.isValidSignature(signature, for: SHA256.hash(data: signed), padding: .insecurePKCS1v1_5)
-        }
+        return deviceCertificate.isValidSignature(response.signature, for: signed, digest: hash == .sha256 ? .sha256 : .sha1)
     }
 }

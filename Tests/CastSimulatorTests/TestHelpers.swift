@@ -1,3 +1,4 @@
+import CastCredentials
 import CastScenario
 import CastSimulator
 import CastSimulatorTesting
@@ -6,9 +7,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import SwiftASN1
-import X509
-import _CryptoExtras
 
 extension CastTestSender {
     /// The DER of the certificate the server presented in this TLS session.
@@ -38,7 +36,7 @@ struct CertificateFacts {
         certificate = try Certificate(derEncoded: der)
         notBefore = certificate.notValidBefore
         notAfter = certificate.notValidAfter
-        isRSA = _RSA.Signing.PublicKey(certificate.publicKey) != nil
+        isRSA = certificate.rsaKeyBits != nil
     }
 }
 
