@@ -94,6 +94,10 @@ final class EventStreams: Sendable {
                 // device's own work. A cancelled pause ends at once; so does the stream.
                 try? await Task.sleep(for: Self.batchInterval)
             }
+            // The news ended: the device stopped (castsim stopping, or its group deleted) or
+            // this server is stopping. Said, so that a client tells it from a lost connection.
+            let reason = streams.withLockedValue { $0.stopping } ? "the control API is stopping" : "the device stopped"
+            try await writer.write(Self.frame("end", ["reason": .string(reason)]))
             try await writer.finish(nil)
         })
     }

@@ -438,6 +438,17 @@ struct ControlAPITests {
         }
     }
 
+    @Test("events: a stream that castsim ends says why last, whatever types asks for")
+    func streamEndSaysWhy() async throws {
+        try await withControlledDevice { simulator, http in
+            let reply = try await http.stream("/api/v1/events?types=clock", whileOpen: {
+                try await Task.sleep(for: .milliseconds(100))
+                await simulator.stop()
+            }, until: { $0.contains("event: end") })
+            #expect(reply.body.hasSuffix("event: end\ndata: {\"reason\":\"the device stopped\"}\n\n"), "\(reply.body)")
+        }
+    }
+
     @Test("events: with every slot taken by streams whose clients have gone, a new stream finds them out and opens at once")
     func streamSlotsOfClientsGone() async throws {
         try await withControlledDevice { _, http in

@@ -76,6 +76,8 @@ def test_sigterm_with_everything_going_exits_cleanly(link: Link, tmp_path: Path,
         assert LATE_WORK not in output, device.stderr_tail(40)
         browser.wait_for(lambda e: e["event"] == "removed" and e["name"] == found["name"], "the goodbye", timeout=5)
         events.wait_for(lambda e: e.get("ended"), "the event stream to end", timeout=5)
+        # Ended by castsim, and said so last: not a lost connection.
+        assert [e.get("event") for e in events.seen if "event" in e][-1] == "end", events.seen[-3:]
         closed = senders.wait_for(lambda e: e.get("done"), "every connection closed", timeout=5)
         assert closed and {e["closed"] for e in senders.seen if "closed" in e} == set(ready["ready"])
 
