@@ -8,6 +8,9 @@ public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible 
     case clockNotManual(ClockMode)
     /// An app's own action (`action`) while another app (`running`, nil: none) runs.
     case appNotRunning(action: String, running: String?)
+    /// A player's input (`action`: remote, buffering, playerError, adBreak) or stopApp while
+    /// only the idle screen runs: there is no player, and no app to stop.
+    case onlyIdleScreen(action: String)
     /// A household step that cannot be done now (a leader offline ...), or that names a
     /// device or group the household does not have (`namesNothing`).
     case household(String, namesNothing: Bool = false)
@@ -22,6 +25,8 @@ public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible 
         case .household(let reason, _): reason
         case .appNotRunning(let action, let running):
             "\(action) is the action of an app that is not running (\(running.map { "\($0) runs" } ?? "no app runs")); launch it first"
+        case .onlyIdleScreen(let action):
+            "\(action): only the idle screen runs, so nothing would change; launch an app (a sender's LAUNCH, or launchApp) first"
         case .clockNotManual(let mode):
             "the clock is \(mode.name); only a manual clock (--manual-clock, or a scenario's \"clock\": {\"mode\": \"manual\"}) is advanced by hand"
         }

@@ -18,6 +18,9 @@ extension ScenarioSession {
             if !offered.contains(appId) { return .noSuchApp(appId, offered: offered) }
         }
         if case .advance = action, clock != .manual { return .clockNotManual(clock) }
+        if case .device(let input) = action, let name = input.playerInputName, device.runningApp?.app.isIdleScreen ?? true {
+            return .onlyIdleScreen(action: name)
+        }
         if case .device(.app(let appAction)) = action {
             let running = device.runningApp?.definition
             if running?.behaviour != AppRegistry.builtIn.behaviour(ofAction: appAction.key) {
@@ -25,6 +28,21 @@ extension ScenarioSession {
             }
         }
         return nil
+    }
+}
+
+extension OperatorInput {
+    /// The timeline action's name of an input for the running app's player, or of stopApp:
+    /// inputs that change nothing while only the idle screen runs.
+    var playerInputName: String? {
+        switch self {
+        case .remote(let key): "remote \(key.rawValue)"
+        case .buffer: "buffering"
+        case .playerError: "playerError"
+        case .adBreak: "adBreak"
+        case .stopApp: "stopApp"
+        default: nil
+        }
     }
 }
 

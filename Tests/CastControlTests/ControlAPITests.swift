@@ -438,6 +438,25 @@ struct ControlAPITests {
         }
     }
 
+    @Test("act: a player's input or stopApp while only the idle screen runs is refused (409), not answered done")
+    func idleScreenActs() async throws {
+        try await withControlledDevice { _, http in
+            // No player to pause, stall or fail, no app to stop.
+            for action in [#"{"remote": "pause"}"#, #"{"buffering": "2s"}"#, #"{"playerError": {}}"#, #"{"stopApp": true}"#] {
+                let reply = try await http.post("/api/v1/act", action)
+                #expect(reply.status == 409 && reply.error?.contains("only the idle screen runs") == true, "\(action): \(reply.body)")
+            }
+            var reply = try await http.post("/api/v1/act", #"{"launchApp": "CC1AD845"}"#)
+            #expect(reply.status == 200)
+            reply = try await http.post("/api/v1/act", #"{"remote": "pause"}"#)
+            #expect(reply.status == 200)
+            reply = try await http.post("/api/v1/act", #"{"stopApp": true}"#)
+            #expect(reply.status == 200, "\(reply.body)")
+            reply = try await http.post("/api/v1/act", #"{"stopApp": true}"#)
+            #expect(reply.status == 409)
+        }
+    }
+
     @Test("events: a stream that castsim ends says why last, whatever types asks for")
     func streamEndSaysWhy() async throws {
         try await withControlledDevice { simulator, http in

@@ -48,7 +48,7 @@ struct StreamTransferTests {
             #expect(await Self.first(kitchenNews, .sessionTransferred(peer: "Bedroom", outgoing: true)))
             #expect(await Self.first(bedroomNews, .sessionTransferred(peer: "Kitchen", outgoing: false)))
             // What a recording of Kitchen keeps: the operator's input, before the next one.
-            try await kitchen.act(.device(.remote(.stop)), json: ["remote": "stop"])
+            try await kitchen.act(.device(.setStandby(false)), json: ["standby": false])
             var input: JSONValue?
             for await item in recorded {
                 if case .input(let json, _) = item { input = json; break }

@@ -53,12 +53,17 @@ def test_state_lists_a_raw_sender_with_its_user_agent(castsim: ControlClient, se
 # -- act ------------------------------------------------------------------------
 
 
-def test_pause_without_media(castsim: ControlClient):
-    """A remote's pause with nothing playing is pressed, as on a TV, and does nothing."""
+def test_pause_with_only_the_idle_screen_is_refused(castsim: ControlClient):
+    """A remote's pause while only the idle screen runs would do nothing: a 409 says so."""
+    with pytest.raises(ControlError) as caught:
+        castsim.pause()
+    assert caught.value.status == 409
+    assert "only the idle screen runs" in str(caught.value)
+    assert castsim.state().media is None
+    castsim.launch_app("CC1AD845")
     result = castsim.pause()
     assert isinstance(result, ActResult)
     assert result.done == "remote pause" and result.time is not None
-    assert castsim.state().media is None
 
 
 def test_unknown_action_is_a_400_naming_the_problem(castsim: ControlClient):
@@ -85,6 +90,7 @@ def test_every_helper_is_accepted(castsim: ControlClient, sender_factory):
     sender = sender_factory()
     sender.get_status()
     for call in (
+        lambda: castsim.launch_app("CC1AD845"),
         lambda: castsim.set_volume(0.5),
         lambda: castsim.set_volume(muted=False),
         lambda: castsim.stop_heartbeats("1s"),
