@@ -53,7 +53,7 @@ public final class RSAPrivateKey: @unchecked Sendable {
         BoringSSL.text { PEM_write_bio_PKCS8PrivateKey($0, evpKey, nil, nil, 0, nil, nil) } ?? ""
     }
 
-    /// PKCS#8 DER, as NIOSSL takes a TLS key.
+    /// DER as `i2d_PrivateKey` writes an RSA key (PKCS#1), which NIOSSL takes as a TLS key.
     public var derRepresentation: [UInt8] {
         BoringSSL.der { i2d_PrivateKey(evpKey, $0) } ?? []
     }
