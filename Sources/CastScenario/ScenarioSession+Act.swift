@@ -3,7 +3,8 @@ import CastDevice
 extension ScenarioSession {
     /// Why `action` would do nothing if carried out now, as the control API's `act`: it
     /// targets connections and none of them is open, sends to a sender no one connected,
-    /// launches an app the device does not offer, or advances a clock that is not manual.
+    /// launches an app the device does not offer, advances a clock that is not manual, or
+    /// gives the player an input (or stops the app) while only the idle screen runs.
     /// nil: it can be done. Household steps are the household's to refuse.
     package func refusal(of action: TimelineStep.Action, clock: ClockMode) -> ControlRefusal? {
         if let selector = action.targetedConnections, !selects(selector) {
