@@ -16,7 +16,7 @@
 #   other flags: the benchmarks' allocations are read from these very executables, and
 #   the test targets are compiled without optimization in this build (Package.swift).
 #   Without debug info (`-debug-info-format none`): it took a quarter of the build's CPU
-#   (24 CPU-minutes with it, 18 without; 16 once swift-crypto's second copy of BoringSSL
+#   (24 CPU-minutes with it, 18 without; 16-17 once swift-crypto's second copy of BoringSSL
 #   and swift-certificates were gone, CastCredentials says why), and nothing
 #   here reads it: the shipped binary is stripped, and a crash's backtrace still names its
 #   functions (from the symbol table), only not its lines.
