@@ -19,6 +19,24 @@ struct ControlGate: RouterMiddleware {
     static let tokenInQuery: Set<String> = ["/", "\(ControlRoutes.prefix)/events"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        request.method == .head ? try await head(request, context: context, next: next) : try await answer(request, context: context, next: next)
+    }
+
+    /// HEAD is GET without the content (RFC 9110 §9.3.2): every GET route is a HEAD route
+    /// too (ControlRoutes), and here its answer, refusals included, loses its body and keeps
+    /// its status and headers, Content-Length among them. An event stream asked this way is
+    /// never opened: the body that would subscribe is dropped unrun.
+    private func head(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let answer: Response
+        do {
+            answer = try await self.answer(request, context: context, next: next)
+        } catch let error as ControlError {
+            answer = try error.response(from: request, context: context)
+        }
+        return Response(status: answer.status, headers: answer.headers, body: ResponseBody())
+    }
+
+    private func answer(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let problem = Self.malformed(request) { throw ControlError.badRequest(problem) }
         if let refusal = Self.browserRefusal(request, token: token) {
             throw ControlError(status: .forbidden, message: refusal)
@@ -26,7 +44,7 @@ struct ControlGate: RouterMiddleware {
         if let token, !Self.publicFiles.contains(request.uri.path), !Self.authorized(request, token: token) {
             // The page alone, without the device's state in it: its script asks for the state
             // with the token it finds after `#token=` (which browsers never send).
-            if request.method == .get, request.uri.path == "/" {
+            if request.method == .get || request.method == .head, request.uri.path == "/" {
                 return ControlResponse.text(DashboardPage.html(state: nil), contentType: "text/html; charset=utf-8")
             }
             throw ControlError(status: .unauthorized, message: "this castsim's control API needs its token: Authorization: Bearer <--control-token>",
@@ -40,7 +58,7 @@ struct ControlGate: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             let path = request.uri.path
             if let methods = ControlRoutes.table[path] {
-                let allowed = methods.map(\.rawValue).joined(separator: ", ")
+                let allowed = methods.flatMap { $0 == .get ? [.get, .head] : [$0] }.map(\.rawValue).joined(separator: ", ")
                 throw ControlError(status: .methodNotAllowed, message: "\(request.method.rawValue) \(path): expected \(allowed)",
                                    headers: [.allow: allowed])
             }

@@ -64,26 +64,32 @@ package struct ControlRoutes: Sendable {
     }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/") { request, _ in
+        /// GET, and HEAD the same way (ControlGate sends HEAD's answer without its body).
+        func get<Output: ResponseGenerator>(_ path: RouterPath,
+                                            use handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Output) {
+            router.get(path, use: handler)
+            router.on(path, method: .head, use: handler)
+        }
+        get("/") { request, _ in
             // With the state of the device `?device=` names in it; a name no device has gets
             // the page alone, whose fetches then say so.
             let state = try? await on(request).stateJSON()
             return ControlResponse.text(DashboardPage.html(state: state), contentType: "text/html; charset=utf-8")
         }
-        router.get("/dashboard.js") { _, _ in ControlResponse.text(ControlAssets.dashboardJS, contentType: "text/javascript; charset=utf-8") }
-        router.get("/dashboard-panels.js") { _, _ in ControlResponse.text(ControlAssets.dashboardPanelsJS, contentType: "text/javascript; charset=utf-8") }
-        router.get("/dashboard-log.js") { _, _ in ControlResponse.text(ControlAssets.dashboardLogJS, contentType: "text/javascript; charset=utf-8") }
-        router.get("/dashboard-live.js") { _, _ in ControlResponse.text(ControlAssets.dashboardLiveJS, contentType: "text/javascript; charset=utf-8") }
-        router.get("/recording.js") { _, _ in ControlResponse.text(ControlAssets.recordingJS, contentType: "text/javascript; charset=utf-8") }
-        router.get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }
-        router.get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlOpenAPI.text, contentType: "application/json") }
-        router.get("\(Self.prefix)/devices") { request, _ in
+        get("/dashboard.js") { _, _ in ControlResponse.text(ControlAssets.dashboardJS, contentType: "text/javascript; charset=utf-8") }
+        get("/dashboard-panels.js") { _, _ in ControlResponse.text(ControlAssets.dashboardPanelsJS, contentType: "text/javascript; charset=utf-8") }
+        get("/dashboard-log.js") { _, _ in ControlResponse.text(ControlAssets.dashboardLogJS, contentType: "text/javascript; charset=utf-8") }
+        get("/dashboard-live.js") { _, _ in ControlResponse.text(ControlAssets.dashboardLiveJS, contentType: "text/javascript; charset=utf-8") }
+        get("/recording.js") { _, _ in ControlResponse.text(ControlAssets.recordingJS, contentType: "text/javascript; charset=utf-8") }
+        get("/dashboard.css") { _, _ in ControlResponse.text(ControlAssets.dashboardCSS, contentType: "text/css; charset=utf-8") }
+        get("\(Self.prefix)/openapi.json") { _, _ in ControlResponse.text(ControlOpenAPI.text, contentType: "application/json") }
+        get("\(Self.prefix)/devices") { request, _ in
             try Self.noQuery(request)
             return ControlResponse.json(["devices": .array(try await endpoints().asyncMap(DevicesView.json))])
         }
-        router.get("\(Self.prefix)/state") { request, _ in try await on(request).state(request) }
-        router.get("\(Self.prefix)/journal") { request, _ in try await on(request).journal(request, unhandledOnly: false) }
-        router.get("\(Self.prefix)/journal/unhandled") { request, _ in try await on(request).journal(request, unhandledOnly: true) }
+        get("\(Self.prefix)/state") { request, _ in try await on(request).state(request) }
+        get("\(Self.prefix)/journal") { request, _ in try await on(request).journal(request, unhandledOnly: false) }
+        get("\(Self.prefix)/journal/unhandled") { request, _ in try await on(request).journal(request, unhandledOnly: true) }
         router.delete("\(Self.prefix)/journal") { request, _ in
             let simulator = try on(request).simulator
             try Self.noQuery(request)
@@ -92,13 +98,13 @@ package struct ControlRoutes: Sendable {
         }
         router.post("\(Self.prefix)/verify") { request, _ in try await on(request).verify(request) }
         router.post("\(Self.prefix)/act") { request, _ in try await on(request).act(request) }
-        router.get("\(Self.prefix)/clock") { request, _ in
+        get("\(Self.prefix)/clock") { request, _ in
             let simulator = try on(request).simulator
             try Self.noQuery(request)
             return ControlResponse.json(ClockView.json(try await simulator.clock()))
         }
         router.post("\(Self.prefix)/clock/advance") { request, _ in try await on(request).advance(request) }
-        router.get("\(Self.prefix)/scenario") { request, _ in
+        get("\(Self.prefix)/scenario") { request, _ in
             let routes = try on(request)
             try Self.noQuery(request)
             return ControlResponse.json(try await routes.scenarioSummary())
@@ -110,10 +116,10 @@ package struct ControlRoutes: Sendable {
             try await simulator.reset()
             return ControlResponse.json(try await routes.scenarioSummary())
         }
-        router.get("\(Self.prefix)/report") { request, _ in try await on(request).report(request) }
-        router.get("\(Self.prefix)/streaming/picture") { request, _ in try await on(request).streamingPicture(request) }
-        router.get("\(Self.prefix)/events") { request, _ in try await streams.open(request, simulator: on(request).simulator) }
-        router.get("\(Self.prefix)/recording") { request, _ in
+        get("\(Self.prefix)/report") { request, _ in try await on(request).report(request) }
+        get("\(Self.prefix)/streaming/picture") { request, _ in try await on(request).streamingPicture(request) }
+        get("\(Self.prefix)/events") { request, _ in try await streams.open(request, simulator: on(request).simulator) }
+        get("\(Self.prefix)/recording") { request, _ in
             let simulator = try on(request).simulator
             try Self.noQuery(request)
             return ControlResponse.json(RecordingView.json(simulator.recordingStatus))

@@ -457,6 +457,27 @@ struct ControlAPITests {
         }
     }
 
+    @Test("HEAD answers as GET without the body: status and headers, refusals too; an event stream is not opened")
+    func head() async throws {
+        try await withControlledDevice { simulator, http in
+            let get = try await http.get("/api/v1/clock")
+            var reply = try await http.request(.HEAD, "/api/v1/clock")
+            #expect(reply.status == 200 && reply.body.isEmpty && reply.headers["content-type"] == "application/json")
+            #expect(reply.headers["content-length"] == "\(get.body.utf8.count)")
+            reply = try await http.request(.HEAD, "/api/v1/events")
+            #expect(reply.status == 200 && reply.body.isEmpty && reply.headers["content-type"] == "text/event-stream")
+            #expect(try await simulator.newsSubscriptions().streams == 0)
+            reply = try await http.request(.HEAD, "/api/v1/clock?colour=red")
+            #expect(reply.status == 400 && reply.body.isEmpty)
+            reply = try await http.request(.HEAD, "/api/v1/act")
+            #expect(reply.status == 405 && reply.headers["allow"] == "POST" && reply.body.isEmpty)
+            reply = try await http.request(.HEAD, "/api/v1/nowhere")
+            #expect(reply.status == 404 && reply.body.isEmpty)
+            // The connection is still good for the next request.
+            #expect(try await http.get("/api/v1/clock").status == 200)
+        }
+    }
+
     @Test("events: a stream that castsim ends says why last, whatever types asks for")
     func streamEndSaysWhy() async throws {
         try await withControlledDevice { simulator, http in
@@ -530,7 +551,7 @@ struct ControlAPITests {
             reply = try await http.request(.PUT, "/api/v1/act", body: "{}", contentType: "application/json")
             #expect(reply.status == 405 && reply.headers["allow"] == "POST")
             reply = try await http.request(.PATCH, "/api/v1/journal")
-            #expect(reply.status == 405 && reply.headers["allow"] == "GET, DELETE")
+            #expect(reply.status == 405 && reply.headers["allow"] == "GET, HEAD, DELETE")
             let big = #"{"emit": {"namespace": "media", "payload": {"type": "X", "pad": ""# + String(repeating: "a", count: 1 << 20) + #""}}}"#
             reply = try await http.post("/api/v1/act", big)
             #expect(reply.status == 413 && reply.error?.contains("1048576-byte limit") == true)
@@ -572,8 +593,8 @@ struct ControlAPITests {
             #expect(reply.status == 400 && reply.error?.contains("\"colour\"") == true)
             reply = try await http.get("/api/v1/journal/unhandled?colour=red")
             #expect(reply.status == 400 && reply.error?.contains("colour") == true)
-            for (method, path, allowed) in [(HTTPMethod.POST, "/api/v1/clock", "GET"), (.GET, "/api/v1/reset", "POST"),
-                                            (.DELETE, "/api/v1/scenario", "GET, PUT"), (.POST, "/api/v1/journal/unhandled", "GET"),
+            for (method, path, allowed) in [(HTTPMethod.POST, "/api/v1/clock", "GET, HEAD"), (.GET, "/api/v1/reset", "POST"),
+                                            (.DELETE, "/api/v1/scenario", "GET, HEAD, PUT"), (.POST, "/api/v1/journal/unhandled", "GET, HEAD"),
                                             (.GET, "/api/v1/clock/advance", "POST")] {
                 reply = try await http.request(method, path, body: method == .POST ? "{}" : nil, contentType: method == .POST ? "application/json" : nil)
                 #expect(reply.status == 405 && reply.headers["allow"] == allowed, "\(method) \(path): \(reply.status) \(reply.headers)")

@@ -413,6 +413,9 @@ def test_a_household_shows_one_device_at_a_time_and_the_picker_switches(
     wait_until(lambda: attr(browser, "#device-picker", "hidden") is None, what="the device picker shown for 2 devices")
     options = browser.execute_script("return [...document.querySelectorAll('#device-picker option')].map(o => o.value)")
     assert options == ["Room", "Room 2"]
+    # The closed picker cuts a long entry short; its title holds it whole.
+    title = attr(browser, "#device-picker", "title")
+    assert title == f"Room ({household.cast_addr[0]}:{household.cast_addr[1]})", title
     screenshot(browser, "6-household-room")
     browser.execute_script("const p = document.querySelector('#device-picker'); p.value = 'Room 2'; p.dispatchEvent(new Event('change'));")
     wait_until(lambda: text(browser, "#device-name") == "Room 2", what="the page for Room 2",

@@ -271,6 +271,8 @@
       picker.prepend(none);
       picker.selectedIndex = 0;
     }
+    // The closed picker is at most 18em wide: a long name and its address in full on hover.
+    picker.title = picker.options[picker.selectedIndex].textContent;
     picker.hidden = false;
     picker.addEventListener("change", () => {
       const query = new URLSearchParams(location.search);
