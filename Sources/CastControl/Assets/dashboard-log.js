@@ -345,13 +345,7 @@
     addEntry(entry);
   }
 
-  /** The journal was emptied (DELETE /journal): so is the log, and its count starts again. */
-  function clearLog() {
-    journalStats = { seen: 0 };
-    replaceEntries([]);
-  }
-
   // ---------------------------------------------------------------- for the other files
 
-  Object.assign(dash, { shortNamespace, setupLog, scheduleLog, resyncJournal, onMessage, clearLog });
+  Object.assign(dash, { shortNamespace, setupLog, scheduleLog, resyncJournal, onMessage });
 })();

@@ -256,7 +256,7 @@
   // ---------------------------------------------------------------- the shared object
 
   // The later files add: dashboard-panels.js render, renderDiscovery, tick; dashboard-log.js
-  // shortNamespace, setupLog, scheduleLog, resyncJournal, onMessage, clearLog;
+  // shortNamespace, setupLog, scheduleLog, resyncJournal, onMessage;
   // dashboard-live.js showReplayState, endReplay (recording.js's hooks).
   const dash = {
     $, api, apiURL, token, chosenDevice, toast, showError,
