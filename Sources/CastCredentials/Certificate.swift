@@ -25,12 +25,22 @@ public final class Certificate: @unchecked Sendable {
         X509_free(x509)
     }
 
+    /// Reads exactly one DER certificate: bytes after it are refused, not ignored (what
+    /// `der` then holds is what was read).
     public convenience init(derEncoded der: [UInt8]) throws(CredentialsError) {
+        var consumed = 0
         let x509 = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor = buffer.baseAddress
+            defer { if let start = buffer.baseAddress, let cursor { consumed = cursor - start } }
             return d2i_X509(nil, &cursor, buffer.count)
         }
-        guard let x509, let read = Certificate(owning: x509) else { throw BoringSSL.error("not a DER certificate", as: CredentialsError.unreadable) }
+        guard let x509 else { throw BoringSSL.error("not a DER certificate", as: CredentialsError.unreadable) }
+        guard consumed == der.count else {
+            X509_free(x509)
+            let extra = der.count - consumed
+            throw .unreadable("not a DER certificate: \(extra) byte\(extra == 1 ? "" : "s") after it")
+        }
+        guard let read = Certificate(owning: x509) else { throw BoringSSL.error("not a DER certificate", as: CredentialsError.unreadable) }
         self.init(read)
     }
 

@@ -65,6 +65,9 @@ struct DeveloperPKITests {
         #expect(error?.description.hasPrefix("not a PEM RSA private key") == true)
         error = #expect(throws: CredentialsError.self) { try Certificate(derEncoded: Array(pki.device.der.dropLast())) }
         #expect(error?.description.hasPrefix("not a DER certificate") == true)
+        error = #expect(throws: CredentialsError.self) { try Certificate(derEncoded: Array(pki.device.der) + [0]) }
+        #expect(error?.description == "not a DER certificate: 1 byte after it")
+        #expect(try Certificate(derEncoded: Array(pki.device.der)).der == pki.device.der)
     }
 
     @Test("Written as six PEM files, keys 0600; read back the same; existing files are not overwritten unasked")
