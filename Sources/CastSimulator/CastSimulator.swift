@@ -443,7 +443,7 @@ public final class CastSimulator: Sendable {
     /// Where recording stands: one at a time, none once the simulator stops.
     enum RecordingSlot {
         case idle, starting, stopped
-        case active(Recorder, subscription: Int)
+        case active(Recorder, feed: RecorderFeed)
     }
 
     /// Starts writing a recording of everything from now on to `path` (`docs/recording.md`);
@@ -479,7 +479,7 @@ public final class CastSimulator: Sendable {
         let started = try await onDeviceLoop { runner in
             recording.withLockedValue { slot in
                 guard case .starting = slot else { return false }
-                slot = .active(recorder, subscription: runner.feed(recorder))
+                slot = .active(recorder, feed: runner.feed(recorder))
                 return true
             }
         }
@@ -496,14 +496,16 @@ public final class CastSimulator: Sendable {
     @discardableResult
     package func stopRecording(final: Bool = false) async -> Recorder.Status? {
         let recording = self.recording
-        let taken = recording.withLockedValue { slot -> (Recorder, Int)? in
+        let taken = recording.withLockedValue { slot -> (Recorder, RecorderFeed)? in
             defer { if final { slot = .stopped } }
-            guard case .active(let recorder, let subscription) = slot else { return nil }
+            guard case .active(let recorder, let feed) = slot else { return nil }
             slot = .idle
-            return (recorder, subscription)
+            return (recorder, feed)
         }
-        guard let (recorder, subscription) = taken else { return nil }
-        try? await onDeviceLoop { $0.unsubscribe(subscription) }
+        guard let (recorder, feed) = taken else { return nil }
+        // The loop's last batch goes to the writer here; the loop is still running, as the
+        // simulator stops its recording before its loop.
+        try? await onDeviceLoop { feed.end($0) }
         let status = await recorder.stopped()
         if let failure = status.failure {
             configuration.logger.error("recording \(status.path) is incomplete: \(failure); \(status.events) events written, \(status.dropped) lost")

@@ -26,7 +26,7 @@ public final class EmbeddedCastSimulator {
     private let runner: DeviceRunner
     private var links: [Link] = []
     private var stopped = false
-    private var recording: (recorder: Recorder, subscription: Int)?
+    private var recording: (recorder: Recorder, feed: RecorderFeed)?
     /// The ``news(buffering:)`` streams and ``newsBatches(buffering:)`` queues, with the
     /// device's subscription for each and what ends it.
     private var followers: [(subscription: Int, finish: () -> Void)] = []
@@ -169,8 +169,8 @@ public final class EmbeddedCastSimulator {
 
     /// Writes what is left of the recording and closes its file.
     public func stopRecording() {
-        guard let (recorder, subscription) = recording else { return }
-        runner.unsubscribe(subscription)
+        guard let (recorder, feed) = recording else { return }
+        feed.end(runner)
         _ = recorder.stop()
         recording = nil
     }

@@ -254,6 +254,17 @@ extension JSONValue {
             }
             return
         }
+        // Times in seconds to the nanosecond (every line of a recording has one), digit by
+        // digit. Swift's shortest text of such a value is its nine decimals without the
+        // zeros at the end: within 1e-4...1e6 (no exponent) it has at most 15 significant
+        // digits, and no two decimals of 15 digits or fewer are the same Double.
+        let magnitude = abs(value)
+        let nanoseconds = (magnitude * 1e9).rounded()
+        if magnitude >= 1e-4, magnitude < 1e6, nanoseconds / 1e9 == magnitude {
+            if value < 0 { output.append(UInt8(ascii: "-")) }
+            writeDecimal(nanoseconds: UInt64(nanoseconds), to: &output)
+            return
+        }
         // The rest as NumberText.format writes them (Swift's shortest text that reads back
         // as the same Double), through a sink over the bytes: a String for each cost an
         // allocation, and every line of a recording has its time.
@@ -261,6 +272,33 @@ extension JSONValue {
         swap(&sink.bytes, &output)
         value.write(to: &sink)
         swap(&sink.bytes, &output)
+    }
+
+    /// `nanoseconds` (not a whole number of seconds, below 10^15) as seconds with a fraction:
+    /// `1.25`, `0.000123`.
+    private static func writeDecimal(nanoseconds: UInt64, to output: inout [UInt8]) {
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, no allocation
+        withUnsafeMutableBytes(of: &scratch) { raw in
+            let digits = raw.bindMemory(to: UInt8.self)
+            var rest = nanoseconds
+            var index = digits.count
+            var end = index
+            for place in 0..<9 {  // the fraction, right to left; its zeros at the end dropped
+                let digit = UInt8(rest % 10)
+                rest /= 10
+                index -= 1
+                digits[index] = UInt8(ascii: "0") + digit
+                if digit == 0, end == index + 1, place < 8 { end = index }
+            }
+            index -= 1
+            digits[index] = UInt8(ascii: ".")
+            repeat {
+                index -= 1
+                digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index..<end]))
+        }
     }
 
     package static func writeString(_ value: String, to output: inout [UInt8]) {
@@ -273,10 +311,11 @@ extension JSONValue {
     private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         // Most strings (ids, types, URLs, titles) need no escape: copied whole.
         var start = 0
-        for index in bytes.indices {
-            let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        while true {
+            let index = JSONEscapeScan.firstEscaped(in: bytes, from: start)
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            guard index < bytes.count else { return }
+            let byte = bytes[index]
             start = index + 1
             output.append(UInt8(ascii: "\\"))
             switch byte {
@@ -294,7 +333,6 @@ extension JSONValue {
                 output.append(hex[Int(byte & 0x0F)])
             }
         }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 }
 

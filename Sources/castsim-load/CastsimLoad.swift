@@ -12,5 +12,5 @@ struct CastsimLoad: AsyncParsableCommand {
             per server and a ratio row (castsim / echo). Latencies are p50/p99/p99.9/max in \
             microseconds after a warm-up; server CPU, memory and descriptors come from /proc.
             """,
-        subcommands: [RoundTripCommand.self, FanoutCommand.self, IdleCommand.self, ChurnCommand.self, DevicesCommand.self, StreamingCommand.self, EchoServerCommand.self])
+        subcommands: [RoundTripCommand.self, RecordingCommand.self, FanoutCommand.self, IdleCommand.self, ChurnCommand.self, DevicesCommand.self, StreamingCommand.self, EchoServerCommand.self])
 }

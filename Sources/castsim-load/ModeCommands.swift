@@ -51,6 +51,57 @@ struct RoundTripCommand: AsyncParsableCommand {
     }
 }
 
+/// `castsim-load recording`
+struct RecordingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recording",
+        abstract: "What writing a recording costs: windows of GET_STATUS round trips with recording off and on in turn, in one castsim.",
+        discussion: """
+            Starts castsim with its control API, opens C senders, and runs P pairs of measured \
+            windows of R requests each on the same connections, recording off in one and on in \
+            the other (POST and DELETE /api/v1/recording, to a file in the temporary folder, \
+            removed after); the order turns each pair. Prints the median server CPU per request \
+            off and on, the writer thread's part, and each pair's extra CPU as a percentage: its \
+            median, least and most, beside issue 27's budget of 10 %. castsim only: the echo \
+            server records nothing.
+            """)
+
+    @Option(help: "Concurrent senders (C), each on its own TLS connection.")
+    var senders = 10
+
+    @Option(help: "Measured requests (R) in each window, shared out among the senders.")
+    var requests = 100_000
+
+    @Option(help: "Pairs of windows (P), one recording off and one on.")
+    var pairs = 6
+
+    @Option(help: "Requests before the first window, not counted. Default: 5% of --requests.")
+    var warmup: Int?
+
+    @Option(help: "Requests a second over all senders, as in roundtrip. Default: each request as soon as the last is answered.")
+    var rate: Double?
+
+    @OptionGroup var castsim: CastsimOptions
+
+    @Flag(help: "Print one JSON object instead of the table.")
+    var json = false
+
+    func validate() throws {
+        guard senders >= 1 else { throw ValidationError("--senders must be at least 1") }
+        guard requests >= senders else { throw ValidationError("--requests (\(requests)) must be at least --senders (\(senders)): every sender asks") }
+        guard (1...100).contains(pairs) else { throw ValidationError("--pairs must be 1-100") }
+        try checkWarmup(warmup)
+        if let rate, !(rate.isFinite && rate >= 1) { throw ValidationError("--rate must be a number of requests a second, at least 1") }
+    }
+
+    func run() async throws {
+        var options = try TargetOptions.parse(["--target", "castsim"] + (json ? ["--json"] : []))
+        options.castsim = castsim
+        try await LoadSession(options: options).run(
+            RecordingWorkload(senders: senders, requests: requests, warmup: warmup ?? defaultWarmup(requests), pairs: pairs, rate: rate))
+    }
+}
+
 /// `castsim-load fanout`
 struct FanoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

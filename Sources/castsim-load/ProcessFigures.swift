@@ -37,6 +37,27 @@ enum ProcessFigures {
         return user + system
     }
 
+    /// utime + stime of each of a process's threads, by thread name (threads of one name
+    /// summed): /proc/PID/task/TID/stat. A thread that ended since is not counted.
+    static func threadTicks(pid: Int32) throws -> [String: Int] {
+        let tasks: [String]
+        do {
+            tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        } catch {
+            throw LoadError("cannot list /proc/\(pid)/task (is process \(pid) running, and ours?): \(error.localizedDescription)")
+        }
+        var ticks: [String: Int] = [:]
+        for task in tasks {
+            // A thread may end between the listing and the read: it is left out.
+            guard let text = try? read("/proc/\(pid)/task/\(task)/stat"), let open = text.firstIndex(of: "("),
+                  let close = text.lastIndex(of: ")") else { continue }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { continue }
+            ticks[String(text[text.index(after: open)..<close]), default: 0] += user + system
+        }
+        return ticks
+    }
+
     /// VmRSS of /proc/PID/status, in KiB.
     static func rssKiB(pid: Int32) throws -> Int {
         let text = try read("/proc/\(pid)/status")

@@ -47,6 +47,79 @@ struct JSONParserTests {
         #expect(String(decoding: bytes, as: UTF8.self) == "[null0.5", "written after what is there, never over it")
     }
 
+    @Test("Times to the nanosecond, written digit by digit, are Swift's shortest text of the Double, at every width and edge")
+    func nanosecondNumbersWritten() throws {
+        func written(_ value: Double) -> String {
+            var bytes: [UInt8] = []
+            JSONValue.writeNumber(value, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        // The edges of the digit-by-digit path (1e-4 and 1e6, and a nanosecond either side),
+        // the zeros it drops at the end, and values just off a nanosecond (the general path's).
+        let edges: [Double] = [1e-4, 0.0001000001, 0.000099999, 9.9999e-5, 999_999.999999999, 1e6 - 0.5, 1e6 + 0.5, 1.000000001,
+                               0.100000000, 0.120000000, 123.000000001, 1.216171730, 0.5, -0.25, -999_999.5, 1.0000000001, 0.1 + 0.2]
+        for value in edges {
+            #expect(written(value) == NumberText.format(value), "\(value)")
+        }
+        // Times as a recording has them (nanoseconds over 1e9) from a nanosecond to 11 days,
+        // and the same values' neighbours, a bit away from the nearest nanosecond.
+        var generator = SystemRandomNumberGenerator()
+        for digits in 1...15 {
+            for _ in 0..<2000 {
+                let nanoseconds = UInt64.random(in: 1...UInt64(pow(10, Double(digits))), using: &generator)
+                let value = Double(nanoseconds) / 1e9
+                #expect(written(value) == NumberText.format(value), "\(nanoseconds) ns")
+                #expect(written(value.nextUp) == NumberText.format(value.nextUp), "\(nanoseconds) ns, next up")
+                #expect(written(-value) == NumberText.format(-value), "-\(nanoseconds) ns")
+            }
+        }
+    }
+
+    @Test("Strings are escaped as a byte-at-a-time escaper would, whatever the byte's place among the eight read at once")
+    func escapesAtEveryPlace() throws {
+        func reference(_ bytes: [UInt8]) -> [UInt8] {
+            var text: [UInt8] = [0x22]
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): text += Array(#"\""#.utf8)
+                case UInt8(ascii: "\\"): text += Array(#"\\"#.utf8)
+                case 0x0A: text += Array(#"\n"#.utf8)
+                case 0x0D: text += Array(#"\r"#.utf8)
+                case 0x09: text += Array(#"\t"#.utf8)
+                case 0x08: text += Array(#"\b"#.utf8)
+                case 0x0C: text += Array(#"\f"#.utf8)
+                case ..<0x20: text += Array(String(format: #"\u%04x"#, byte).utf8)
+                default: text.append(byte)
+                }
+            }
+            return text + [0x22]
+        }
+        // ASCII bytes on either side of each escaped one (0x1F, 0x20, 0x21, 0x5B, 0x5D, 0x7F),
+        // each escaped byte at every place of strings up to 20 long.
+        let special: [UInt8] = [0x00, 0x01, 0x08, 0x09, 0x0A, 0x0C, 0x0D, 0x1F, 0x22, 0x5C]
+        let plain: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x61, 0x7F]
+        for length in 0...20 {
+            for place in 0..<max(length, 1) {
+                for byte in special + plain {
+                    var bytes = (0..<length).map { plain[$0 % plain.count] }
+                    if length > 0 { bytes[place] = byte }
+                    var output: [UInt8] = []
+                    JSONValue.writeString(String(decoding: bytes, as: UTF8.self), to: &output)
+                    #expect(output == reference(bytes), "\(bytes)")
+                    #expect(bytes.withUnsafeBufferPointer(JSONEscapeScan.hasControlByte) == bytes.contains { $0 < 0x20 }, "\(bytes)")
+                    #expect(try JSONValue.parse(Data(output), limits: .castPayload) == .string(String(decoding: bytes, as: UTF8.self)))
+                }
+            }
+        }
+        // Multi-byte UTF-8 (every byte 0x80 and above) is copied as it is, beside escapes.
+        for text in ["Mörk ✨ film 🎬 ég", "🎬🎬🎬🎬\"🎬🎬\n", "ÿÿÿÿÿÿÿÿ\u{1F}", String(repeating: "é", count: 17) + "\\"] {
+            var output: [UInt8] = []
+            JSONValue.writeString(text, to: &output)
+            #expect(try JSONValue.parse(Data(output), limits: .castPayload) == .string(text), "\(text)")
+            #expect(output == reference(Array(text.utf8)), "\(text)")
+        }
+    }
+
     @Test("Malformed numbers are refused", arguments: [
         ("01", "byte 1: a number may not start with 0"),
         ("1.", "byte 2: expected a digit after \".\", got the end"),

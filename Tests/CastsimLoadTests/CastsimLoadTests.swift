@@ -123,6 +123,24 @@ struct CastsimLoadRunTests {
         #expect((parameters["rate"] as? NSNumber)?.doubleValue == 600)
     }
 
+    @Test("recording: windows with recording off and on in turn, every request of the on windows written, each pair's cost read")
+    func recording() throws {
+        let report = try Self.run(["recording", "--senders", "2", "--requests", "1500", "--pairs", "2", "--json"])
+        #expect((report["ratio"] as? [String: Any])?.isEmpty == true, "castsim only: no echo, no ratio")
+        #expect((report["targets"] as? [String: Any])?.keys.sorted() == ["castsim"])
+        let figures = try Self.figures(report, "castsim")
+        #expect(try Self.number(figures, "server_cpu_us_per_request_off") > 0)
+        #expect(try Self.number(figures, "server_cpu_us_per_request_on") > 0)
+        // Two on windows of 1,500 requests: each request and its answer a line, and every
+        // sender's connection opened anew in the recording.
+        #expect(try Self.number(figures, "events_written") >= 2 * 2 * 1500)
+        let cost = try Self.number(figures, "recording_cost_percent")
+        #expect(try Self.number(figures, "recording_cost_percent_min") <= cost)
+        #expect(try Self.number(figures, "recording_cost_percent_max") >= cost)
+        #expect(try Self.number(figures, "budget_percent") == 10)
+        #expect(figures["writer_cpu_us_per_request"] is NSNumber, "the writer thread's CPU read from /proc/PID/task")
+    }
+
     @Test("fanout: every listener gets every round's broadcast")
     func fanout() throws {
         let report = try Self.run(["fanout", "--listeners", "5", "--requests", "40", "--json"])
@@ -187,6 +205,7 @@ struct CastsimLoadRunTests {
             (["roundtrip", "--pollers", "1", "--poll-interval=-1"], "--poll-interval must be 0-60 seconds"),
             (["devices", "--devices", "10001"], "--devices must be 1-10000"),
             (["streaming", "--bit-rate", "5"], "--bit-rate must be 100000-50000000"),
+            (["recording", "--pairs", "0"], "--pairs must be 1-100"),
         ]
         for (arguments, expected) in refusals {
             let (status, _, error) = try Self.execute(arguments)

@@ -216,7 +216,7 @@ def test_recording_through_the_control_api(castsim_factory, tmp_path: Path) -> N
 
 
 def test_a_killed_castsim_leaves_a_readable_recording(castsim_factory, castsim_bin: Path, tmp_path: Path) -> None:
-    """Events are written at least every 250 ms: SIGKILL loses at most the last moment."""
+    """Events reach the file within a tenth of a second, with no stop: SIGKILL loses at most the last moment."""
     path = tmp_path / "killed.jsonl"
     device = castsim_factory(extra_args=("--record", str(path)))
     sender = connect_sender(device)

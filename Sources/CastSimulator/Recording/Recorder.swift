@@ -12,27 +12,31 @@ import Darwin
 
 /// Writes a recording (`docs/recording.md`) of a running device.
 ///
-/// The device's loop only appends each event, as a value, to a queue; a thread of the
-/// recorder's own encodes and writes the queue every ``flushInterval``. So the device never
-/// waits for the disk, and a process killed loses at most the last twentieth of a second.
+/// The device's loop only appends each event, as a value, to a batch of its own, with no
+/// lock (``RecorderBatch``), and hands a full batch over; a thread of the recorder's own
+/// encodes and writes what was handed over every ``flushInterval``. So the device never
+/// waits for the disk, and a process killed loses at most the last tenth of a second.
 /// The loop's part is kept to the least there is: a message goes in as the journal's entry
 /// (its text shared, not copied) with the wall clock's reading. A busy device's loop is
 /// what its senders wait on, and each microsecond it spends here cost it 2 to 3 more in a
 /// busy run (measured: encoding the lines on the loop, in chunks for the writer, cost the
 /// process 1.8 µs a request more than this, though the writer's share fell by 1 µs).
 package final class Recorder: Sendable {
-    /// How often, in seconds, the writer empties the queue: often enough that what it reads
-    /// is still in a cache (every 250 ms, its share was a quarter more at 10 busy senders).
+    /// How often, in seconds, the writer empties the queue, and the loop hands over a batch
+    /// that is not full: often enough that what the writer reads is still in a cache (every
+    /// 250 ms, its share was a quarter more at 10 busy senders).
     static let flushInterval = 0.05
+    /// Events the device's loop gathers before it hands them over: one lock a batch, where
+    /// one a message was a third of what feeding the recorder cost the loop in perf.
+    static let batchSize = 256
+    /// Emptied batches kept for the loop to fill again (a busy device's pass is some 12).
+    static let keptSpares = 64
     /// What the queue holds before it drops the newest (and says so in the recording): a
     /// disk that stalls costs a bounded amount of memory, never the device's time.
     static let queueLimit = 100_000
     static let queueByteLimit = 64 * 1024 * 1024
     /// What the writer gathers before a write.
     static let chunkBytes = 256 * 1024
-    /// The largest queue storage kept from one pass to the next (some 0.4 s of a busy
-    /// device's events); a burst's larger one is let go.
-    static let keptQueueCapacity = 32 * 1024
 
     /// What to do about a file that is already there.
     package enum Existing: Sendable {
@@ -53,7 +57,11 @@ package final class Recorder: Sendable {
     private let finished = ConditionLock(value: 0)
 
     private struct State {
-        var queue = RecorderQueue()
+        /// The batches handed over since the writer's last pass, in order.
+        var batches: [RecorderQueue] = []
+        /// Batches the writer emptied, for the loop to fill again: their storage is reused.
+        var spares: [RecorderQueue] = []
+        var queuedEvents = 0
         var queuedBytes = 0
         /// Dropped since the last `dropped` line.
         var dropped = 0
@@ -62,14 +70,16 @@ package final class Recorder: Sendable {
         var stopping = false
         var failure: String?
 
-        /// Whether an event of about `size` bytes may join the queue; counts it dropped if not.
-        mutating func admit(_ size: Int) -> Bool {
+        /// Whether `count` events of about `size` bytes may join the queue; counts them
+        /// dropped if not.
+        mutating func admit(_ count: Int, size: Int) -> Bool {
             guard !stopping else { return false }
-            guard queue.count < Recorder.queueLimit, queuedBytes + size <= Recorder.queueByteLimit else {
-                dropped += 1
-                droppedTotal += 1
+            guard queuedEvents + count <= Recorder.queueLimit, queuedBytes + size <= Recorder.queueByteLimit else {
+                dropped += count
+                droppedTotal += count
                 return false
             }
+            queuedEvents += count
             queuedBytes += size
             return true
         }
@@ -121,34 +131,39 @@ package final class Recorder: Sendable {
             // buffer for each pass grew by doubling to megabytes, each new one fresh pages.
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Self.chunkBytes + 64 * 1024)
-            // The queue the device appends to and the one being written swap places, so the
-            // device's appends reuse storage rather than grow a new array from empty each pass.
-            var events = RecorderQueue()
+            var batches: [RecorderQueue] = []
             while !stopping {
                 if wake.lock(whenValue: 1, timeoutSeconds: Self.flushInterval) { wake.unlock() }
                 let (dropped, stop, failed) = state.withLockedValue { state in
-                    swap(&state.queue, &events)
+                    swap(&state.batches, &batches)
                     let taken = (state.dropped, state.stopping, state.failure != nil)
+                    state.queuedEvents = 0
                     state.queuedBytes = 0
                     state.dropped = 0
                     return taken
                 }
                 stopping = stop
+                let count = batches.reduce(0) { $0 + $1.count }
                 if failed {
                     // The disk refused once: what follows would be appended to a broken line.
-                    state.withLockedValue { $0.droppedTotal += events.count }
-                } else if !events.isEmpty || dropped > 0 {
-                    if let problem = Self.writeLines(of: events, dropped: dropped, to: descriptor, through: &bytes, redacting: redaction) {
-                        logger.error("recording to \(path) stopped: \(problem); \(events.count) events lost, and everything after them")
+                    state.withLockedValue { $0.droppedTotal += count }
+                } else if count > 0 || dropped > 0 {
+                    if let problem = Self.writeLines(of: batches, dropped: dropped, to: descriptor, through: &bytes, redacting: redaction) {
+                        logger.error("recording to \(path) stopped: \(problem); \(count) events lost, and everything after them")
                         state.withLockedValue {
                             $0.failure = problem
-                            $0.droppedTotal += events.count
+                            $0.droppedTotal += count
                         }
                     } else {
-                        state.withLockedValue { $0.written += events.count }
+                        state.withLockedValue { $0.written += count }
                     }
                 }
-                events.removeAll(keptCapacity: Self.keptQueueCapacity)
+                // Emptied here, off the device's loop, and given back for it to fill again.
+                for index in batches.indices { batches[index].removeAll(keptCapacity: 2 * Self.batchSize) }
+                state.withLockedValue { state in
+                    while state.spares.count < Self.keptSpares, let batch = batches.popLast() { state.spares.append(batch) }
+                }
+                batches.removeAll(keepingCapacity: true)
             }
             close(descriptor)
             finished.lock()
@@ -156,18 +171,36 @@ package final class Recorder: Sendable {
         }
     }
 
-    /// Writes the lines of `events`, and a `dropped` line after them if any were dropped,
+    /// Takes a batch of events from the device's loop (``RecorderBatch``), about `size`
+    /// bytes; leaves `batch` empty for the loop to fill next. The whole batch is dropped,
+    /// and counted so, when the queue is full.
+    func take(_ batch: inout RecorderQueue, size: Int) {
+        let taken = state.withLockedValue { state -> Bool in
+            guard state.admit(batch.count, size: size) else { return false }
+            var next = state.spares.popLast() ?? RecorderQueue(capacity: Self.batchSize)
+            swap(&next, &batch)
+            state.batches.append(next)
+            return true
+        }
+        if !taken { batch.removeAll(keptCapacity: 2 * Self.batchSize) }
+    }
+
+    /// Writes the lines of `batches`, and a `dropped` line after them if any were dropped,
     /// a chunk at a time through `bytes`; why not, or nil.
-    private static func writeLines(of events: RecorderQueue, dropped: Int, to descriptor: Int32, through bytes: inout [UInt8],
+    private static func writeLines(of batches: [RecorderQueue], dropped: Int, to descriptor: Int32, through bytes: inout [UInt8],
                                    redacting redaction: PayloadRedaction) -> String? {
         defer { bytes.removeAll(keepingCapacity: true) }
-        let (problem, last) = events.writeLines(through: &bytes, redacting: redaction) { bytes in
-            guard bytes.count >= chunkBytes else { return nil }
-            defer { bytes.removeAll(keepingCapacity: true) }
-            return writeAll(descriptor, bytes)
+        var last: (time: SimTime, wall: Int64)?
+        for batch in batches where !batch.isEmpty {
+            let (problem, batchLast) = batch.writeLines(through: &bytes, redacting: redaction) { bytes in
+                guard bytes.count >= chunkBytes else { return nil }
+                defer { bytes.removeAll(keepingCapacity: true) }
+                return writeAll(descriptor, bytes)
+            }
+            if let problem { return problem }
+            last = batchLast
         }
-        if let problem { return problem }
-        if dropped > 0, !events.isEmpty {
+        if dropped > 0, let last {
             RecordedEvent(time: last.time, wall: last.wall, kind: .dropped(count: dropped)).appendLine(to: &bytes)
         }
         return bytes.isEmpty ? nil : writeAll(descriptor, bytes)
@@ -201,25 +234,6 @@ package final class Recorder: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1000 + (Int64(now.tv_nsec) + 500_000) / 1_000_000
-    }
-
-    /// Queues a message; called on the device's loop, so it only appends.
-    package func record(_ entry: JournalEntry) {
-        let size = entry.envelope.payloadByteCount + 200
-        let wall = Self.wallNow
-        state.withLockedValue { state in
-            guard state.admit(size) else { return }
-            state.queue.append(entry, wall: wall)
-        }
-    }
-
-    /// Queues an event; called on the device's loop, so it only appends.
-    package func record(_ kind: RecordedEvent.Kind, at time: SimTime) {
-        let event = RecordedEvent(time: time, wall: Self.wallNow, kind: kind)
-        state.withLockedValue { state in
-            guard state.admit(200) else { return }
-            state.queue.append(event)
-        }
     }
 
     /// Writes what is queued and closes the file; returns once it is on disk.
@@ -286,17 +300,5 @@ extension DeviceRunner {
         RecordingHeader(castsim: version, recordedAt: Recorder.wallNow, source: .device, device: session.scenario.device.identity,
                         host: host, castPort: castPort, clock: clockReading.mode,
                         scenario: session.scenario.source ?? ["name": .string(session.scenario.name), "device": session.scenario.device.scenarioJSON])
-    }
-
-    /// Hands everything that happens from now on to `recorder`; returns the subscription.
-    /// Connections already open are recorded as opening now, so the recording has every
-    /// connection its messages name.
-    package func feed(_ recorder: Recorder) -> Int {
-        for (id, peer) in openConnections { recorder.record(.connected(id, peer: peer), at: now) }
-        return subscribe { [unowned self] news in
-            if case .message(let entry) = news { return recorder.record(entry) }  // the most of what comes
-            guard let (kind, time) = Recorder.kind(of: news, now: now, scenario: { self.session.scenario.source }) else { return }
-            recorder.record(kind, at: time)
-        }
     }
 }

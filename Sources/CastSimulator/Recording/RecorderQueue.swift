@@ -17,6 +17,11 @@ struct RecorderQueue {
     /// Each with the number of messages queued before it.
     private(set) var others: [(after: Int, event: RecordedEvent)] = []
 
+    init() {}
+
+    /// A queue with room for `capacity` messages.
+    init(capacity: Int) { messages.reserveCapacity(capacity) }
+
     var count: Int { messages.count + others.count }
     var isEmpty: Bool { messages.isEmpty && others.isEmpty }
 
