@@ -60,8 +60,9 @@ struct RecordingCommand: AsyncParsableCommand {
             Starts castsim with its control API, opens C senders, and runs P pairs of measured \
             windows of R requests each on the same connections, recording off in one and on in \
             the other (POST and DELETE /api/v1/recording, to a file in the temporary folder, \
-            removed after); the order turns each pair. Prints the median server CPU per request \
-            off and on, the writer thread's part, and each pair's extra CPU as a percentage: its \
+            removed after); the order turns each pair. Prints castsim's median CPU per request off \
+            and on (its threads' nanoseconds, from /proc/PID/task/*/schedstat), the writer \
+            thread's part, and each pair's extra CPU as a percentage: its \
             median, least and most, beside issue 27's budget of 10 %. castsim only: the echo \
             server records nothing.
             """)

@@ -37,25 +37,26 @@ enum ProcessFigures {
         return user + system
     }
 
-    /// utime + stime of each of a process's threads, by thread name (threads of one name
-    /// summed): /proc/PID/task/TID/stat. A thread that ended since is not counted.
-    static func threadTicks(pid: Int32) throws -> [String: Int] {
+    /// Nanoseconds each of a process's threads has run, by thread id, with its name:
+    /// /proc/PID/task/TID/schedstat's first field, which the scheduler keeps to the
+    /// nanosecond where /proc/PID/stat counts 10 ms ticks. A thread that ended since is not
+    /// counted.
+    static func threadRuntimes(pid: Int32) throws -> [Int: (name: String, nanoseconds: UInt64)] {
         let tasks: [String]
         do {
             tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
         } catch {
             throw LoadError("cannot list /proc/\(pid)/task (is process \(pid) running, and ours?): \(error.localizedDescription)")
         }
-        var ticks: [String: Int] = [:]
+        var runtimes: [Int: (name: String, nanoseconds: UInt64)] = [:]
         for task in tasks {
-            // A thread may end between the listing and the read: it is left out.
-            guard let text = try? read("/proc/\(pid)/task/\(task)/stat"), let open = text.firstIndex(of: "("),
-                  let close = text.lastIndex(of: ")") else { continue }
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { continue }
-            ticks[String(text[text.index(after: open)..<close]), default: 0] += user + system
+            // A thread may end between the listing and the reads: it is left out.
+            guard let id = Int(task), let stat = try? read("/proc/\(pid)/task/\(task)/schedstat"),
+                  let nanoseconds = stat.split(separator: " ").first.flatMap({ UInt64($0) }),
+                  let name = try? read("/proc/\(pid)/task/\(task)/comm") else { continue }
+            runtimes[id] = (name.trimmingCharacters(in: .newlines), nanoseconds)
         }
-        return ticks
+        return runtimes
     }
 
     /// VmRSS of /proc/PID/status, in KiB.

@@ -32,7 +32,9 @@ struct RecordingWorkload: LoadWorkload {
          "pairs": .number(Double(pairs)), "rate": rate.map(JSONValue.number) ?? .null]
     }
 
-    /// One measured window: CPU per request over the process, and the writer thread's part.
+    /// One measured window: CPU per request over the process's threads, and the writer
+    /// thread's part, from the scheduler's nanoseconds (windows are short, and /proc/PID/stat's
+    /// 10 ms ticks would be a coarse part of a writer's 100 ms).
     private struct Window {
         var serverMicros: Double
         var writerMicros: Double
@@ -72,14 +74,18 @@ struct RecordingWorkload: LoadWorkload {
                                                                    group: target.group)
                         guard answer.status == 201 else { throw LoadError("POST /api/v1/recording answered \(answer.status): \(answer.body)") }
                     }
-                    let threadsBefore = try ProcessFigures.threadTicks(pid: pid)
-                    let window = try MeasuredWindow(target)
+                    let before = try ProcessFigures.threadRuntimes(pid: pid)
                     try await requestsRun(requests, "window \(on.count + off.count + 1) (recording \(recording ? "on" : "off"))", record: false)
-                    let figures = try window.end(target)
-                    let writerTicks = try ProcessFigures.threadTicks(pid: pid)["castsim-record", default: 0]
-                        - threadsBefore["castsim-record", default: 0]
-                    let measured = Window(serverMicros: figures.serverMicros(per: requests) ?? 0,
-                                          writerMicros: Double(writerTicks) / ProcessFigures.ticksPerSecond * 1e6 / Double(requests))
+                    let after = try ProcessFigures.threadRuntimes(pid: pid)
+                    var server: UInt64 = 0
+                    var writer: UInt64 = 0
+                    for (id, thread) in after {
+                        let ran = thread.nanoseconds - min(thread.nanoseconds, before[id]?.nanoseconds ?? 0)
+                        server += ran
+                        if thread.name == "castsim-record" { writer += ran }
+                    }
+                    let measured = Window(serverMicros: Double(server) / 1e3 / Double(requests),
+                                          writerMicros: Double(writer) / 1e3 / Double(requests))
                     if recording {
                         on.append(measured)
                         let answer = try await ControlRequest.send("DELETE", "/api/v1/recording", to: control, group: target.group)
@@ -101,8 +107,8 @@ struct RecordingWorkload: LoadWorkload {
 
             let costs = zip(off, on).map { ($1.serverMicros / $0.serverMicros - 1) * 100 }
             return WorkloadResult(metrics: [
-                Metric("server_cpu_us_per_request_off", "off µs/req", Self.median(off.map(\.serverMicros)), .micros),
-                Metric("server_cpu_us_per_request_on", "on µs/req", Self.median(on.map(\.serverMicros)), .micros),
+                Metric("castsim_cpu_us_per_request_off", "off µs/req", Self.median(off.map(\.serverMicros)), .micros),
+                Metric("castsim_cpu_us_per_request_on", "on µs/req", Self.median(on.map(\.serverMicros)), .micros),
                 Metric("writer_cpu_us_per_request", "writer µs/req", Self.median(on.map(\.writerMicros)), .micros),
                 Metric("recording_cost_percent", "cost % (median)", Self.median(costs), .micros),
                 Metric("recording_cost_percent_min", "min %", costs.min(), .micros),

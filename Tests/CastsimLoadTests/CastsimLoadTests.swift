@@ -129,8 +129,8 @@ struct CastsimLoadRunTests {
         #expect((report["ratio"] as? [String: Any])?.isEmpty == true, "castsim only: no echo, no ratio")
         #expect((report["targets"] as? [String: Any])?.keys.sorted() == ["castsim"])
         let figures = try Self.figures(report, "castsim")
-        #expect(try Self.number(figures, "server_cpu_us_per_request_off") > 0)
-        #expect(try Self.number(figures, "server_cpu_us_per_request_on") > 0)
+        #expect(try Self.number(figures, "castsim_cpu_us_per_request_off") > 0)
+        #expect(try Self.number(figures, "castsim_cpu_us_per_request_on") > 0)
         // Two on windows of 1,500 requests: each request and its answer a line, and every
         // sender's connection opened anew in the recording.
         #expect(try Self.number(figures, "events_written") >= 2 * 2 * 1500)
