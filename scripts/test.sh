@@ -20,9 +20,9 @@
 #   and swift-certificates were gone, CastCredentials says why), and nothing
 #   here reads it: the shipped binary is stripped, and a crash's backtrace still names its
 #   functions (from the symbol table), only not its lines.
-# - the sanitizer build runs at the lowest CPU priority from the start, and the fuzzing
-#   after the release build, beside the Swift, end-to-end, Python and release tests, which
-#   mostly wait on sockets and subprocesses: they take only the CPU those leave idle;
+# - the sanitizer build and the fuzzing run at the lowest CPU priority beside the Swift,
+#   end-to-end, Python and release tests, which mostly wait on sockets and subprocesses:
+#   they take only the CPU those leave idle;
 # - the fuzz targets run two at a time, one per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,25 +40,17 @@ E2E_WORKERS="${E2E_WORKERS:-3}"
 echo "== disk: $(df -h --output=avail . | tail -1 | tr -d ' ') free where the builds go"
 
 stage "Avahi and D-Bus for the discovery tests (scripts/avahi-setup.sh)" scripts/avahi-setup.sh
-# The packages, once, before the two builds below read Package.resolved side by side.
-stage "swift package resolve" swift package resolve
 # A step lower in priority than the build beside it, which the CPU bounds (its 40 CPU-seconds
 # were some 20 s of the build's wall clock); it has the whole build to finish in.
 stage_start "Python virtualenv, chromium (scripts/e2e-setup.sh; nice 10)" nice -n 10 scripts/e2e-setup.sh
-# At the lowest priority, in its own scratch folder (no wait for the release build's lock):
-# the build fuzzing needs, then the fuzzing. Beside a build or a test at normal priority it
-# gets about 1/70 of a core, so it takes the CPU they leave idle: from the start, as the
-# release build's first and last minute run on one core (planning, then the last test
-# module), and the whole run is bounded by the CPU (started after the release build, it
-# ended the run, 4 CPU-minutes after it). The fuzzing itself waits for the release build:
-# each target runs for a fixed time whatever CPU it gets, and beside that build it would
-# get next to none.
-release_built="${_stages_dir}/release-built"
-stage_start "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)" \
-    nice -n 19 bash -c 'scripts/fuzz.sh build && until [ -e "$2" ]; do sleep 1; done && scripts/fuzz.sh run "$1"' \
-    _ "${FUZZ_SECONDS}" "${release_built}"
 stage "swift build -c release --build-tests (no debug info)" swift build -c release --build-tests -debug-info-format none
-touch "${release_built}"
+# From here on, at the lowest priority, in its own scratch folder (no wait for the release
+# build's lock): the build fuzzing needs, then the fuzzing. They take the CPU the tests
+# leave idle; beside a test at normal priority they get about 1/70 of a core. Each fuzz
+# target runs for a fixed time whatever CPU it gets, so the run ends with the tests
+# rather than 35 s after them.
+stage_start "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)" \
+    nice -n 19 bash -c 'scripts/fuzz.sh build && scripts/fuzz.sh run "$1"' _ "${FUZZ_SECONDS}"
 # Beside the Swift tests, which leave a core idle: packaging castsim, and the core's
 # allocation counts (exact run to run, so the tests beside them do not change them), from
 # the benchmark executables this release build made (scripts/check-allocations.py: seconds;
@@ -66,9 +58,9 @@ touch "${release_built}"
 stage_start "release artifacts (scripts/release.sh --no-build)" scripts/release.sh --no-build
 stage_start "the benchmarks' allocations (scripts/bench.sh check-allocations)" scripts/bench.sh check-allocations
 
-# The Swift tests keep about one core busy: the Python package's tests (some 80 CPU-seconds)
-# take the other once the shipped binary is packaged, rather than adding 25 s at the end of
-# the run.
+# The Swift tests keep about one core busy: the Python package's tests (a core for 25 s)
+# take the other once the shipped binary is packaged, rather than adding their time at the
+# end of the run.
 stage_start "swift test" swift test -c release --skip-build --skip "FairnessTests|ChurnTests"
 stage_wait "release artifacts (scripts/release.sh --no-build)"
 castsim="$(pwd)/$(ls -d dist/castsim-*/ | head -1)castsim"
