@@ -56,16 +56,9 @@ let package = Package(
             exclude: ["Assets"],
             plugins: [.plugin(name: "EmbedAssetsPlugin")]
         ),
-        // mDNS / DNS-SD: the DNS message codec and the responder as a pure state machine,
-        // and the UDP sockets it runs on.
-        .target(
-            name: "CastDiscovery",
-            dependencies: [
-                "CastWire",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
+        // mDNS / DNS-SD: the DNS message codec and the responder as a pure state machine, no
+        // I/O (its UDP sockets are CastSimulator's), so that the fuzzing build compiles no NIO.
+        .target(name: "CastDiscovery"),
         // The developer PKI (root → intermediate → device), TLS certificates, device-auth
         // signing: with the BoringSSL that NIOSSL builds for TLS (BoringSSL.swift says why),
         // no openssl.
@@ -202,14 +195,13 @@ let package = Package(
             ],
             path: "Benchmarks/CastsimBenchmarks"
         ),
-        // libFuzzer targets, built by scripts/fuzz.sh with `--sanitize=fuzzer`; in a plain
-        // build each is an executable that does nothing.
-        .executableTarget(name: "FuzzFrames", dependencies: ["CastWire", .product(name: "NIOCore", package: "swift-nio")], path: "Fuzz/FuzzFrames"),
-        .executableTarget(name: "FuzzMessage", dependencies: ["CastWire"], path: "Fuzz/FuzzMessage"),
-        .executableTarget(name: "FuzzJSON", dependencies: ["CastWire"], path: "Fuzz/FuzzJSON"),
-        .executableTarget(name: "FuzzDevice", dependencies: ["CastDevice", "CastWire"], path: "Fuzz/FuzzDevice"),
-        .executableTarget(name: "FuzzDNS", dependencies: ["CastDiscovery"], path: "Fuzz/FuzzDNS"),
-        .executableTarget(name: "FuzzRecording", dependencies: ["CastScenario"], path: "Fuzz/FuzzRecording"),
+        // The libFuzzer targets, one executable (Fuzz/castsim-fuzz/main.swift says why), built
+        // by scripts/fuzz.sh with `--sanitize=fuzzer`; in a plain build it does nothing.
+        .executableTarget(
+            name: "castsim-fuzz",
+            dependencies: ["CastWire", "CastDevice", "CastDiscovery", "CastScenario", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Fuzz/castsim-fuzz"
+        ),
         .testTarget(
             name: "CastWireTests",
             dependencies: ["CastWire", "CastDevice", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],

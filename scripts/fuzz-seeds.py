@@ -8,7 +8,7 @@ Each fuzz target gets the same messages in the form it reads:
   FuzzMessage  a serialized CastMessage (the frame body)
   FuzzFrames   length-prefixed frames, one message and a whole session in one stream
   FuzzDevice   records "[namespace][destination][source] payload", 0x00-separated
-               (see Fuzz/FuzzDevice/main.swift for the selector tables)
+               (see Fuzz/castsim-fuzz/FuzzDevice.swift for the selector tables)
 FuzzDNS gets mDNS datagrams as senders send them: browses, QU probes, legacy unicast
 queries, announcements, a packet with compression pointers. FuzzRecording's seeds are
 recordings castsim wrote; this script leaves them alone.

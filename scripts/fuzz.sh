@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets in Fuzz/ (with AddressSanitizer, in their own scratch
-# path) and runs each from its seed corpus for a bounded time.
+# Builds the libFuzzer targets in Fuzz/castsim-fuzz/ (one executable, with AddressSanitizer,
+# in their own scratch path) and runs each from its seed corpus for a bounded time.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]        build, then run (default: 60 s each, every target)
 #   scripts/fuzz.sh build [TARGET...]            build only
@@ -12,7 +12,8 @@
 #
 # Exits non-zero when a target crashes, trips a sanitizer, runs out of memory or takes
 # over 10 s on one input; the input that did it is kept in .build-fuzz/artifacts/TARGET/
-# (replay it with `.build-fuzz/debug/TARGET FILE`). New inputs the fuzzer finds go to a
+# (replay it with `.build-fuzz/debug/TARGET FILE`: each target's name is a link to the
+# executable, which runs the target it is started as). New inputs the fuzzer finds go to a
 # temporary corpus; the committed seeds (scripts/fuzz-seeds.py writes them) stay as
 # they are.
 set -euo pipefail
@@ -27,19 +28,26 @@ scratch=.build-fuzz
 # gives Swift code coverage and ASan; C targets (clang) and the link already get both.
 build=(swift build --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch")
 # SwiftPM keeps the sanitizers in a Set and writes them into every compile command in the
-# Set's order, which Swift's per-process hash seed makes random: every other `swift build`
-# here saw changed commands and compiled the whole closure again (SwiftProtobuf, NIOCore,
-# CastWire ... six times over for six products). A fixed seed keeps the order, so each
-# product after the first compiles and links only itself.
+# Set's order, which Swift's per-process hash seed makes random: a second `swift build` here
+# (the run's --show-bin-path, a build after an edit) saw changed commands and compiled the
+# whole closure again. A fixed seed keeps the order.
 export SWIFT_DETERMINISTIC_HASHING=1
 
+# Builds castsim-fuzz, then links each target's name to it. (Every target is in the one
+# executable: six products were six links and six builds to plan, some 15 CPU-seconds.)
 build_targets() {
-    local target
-    # One product per `swift build` (it takes one --product); after the first, each
-    # only compiles and links what that product adds (see SWIFT_DETERMINISTIC_HASHING).
+    local bin target
     for target in "$@"; do
-        echo "[fuzz] building ${target}"
-        "${build[@]}" --product "${target}"
+        if [[ " ${all_targets[*]} " != *" ${target} "* ]]; then
+            echo "[fuzz] no target ${target}: the targets are ${all_targets[*]}"
+            return 1
+        fi
+    done
+    echo "[fuzz] building castsim-fuzz (targets: $*)"
+    "${build[@]}" --product castsim-fuzz
+    bin="$("${build[@]}" --show-bin-path)"
+    for target in "$@"; do
+        ln -sfn castsim-fuzz "${bin}/${target}"
     done
 }
 

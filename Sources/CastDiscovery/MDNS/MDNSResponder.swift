@@ -76,6 +76,8 @@ public struct MDNSResponder: Sendable {
     private let baseHost: String
     private let random: @Sendable (ClosedRange<Double>) -> Double
 
+    /// mDNS's port (RFC 6762 §5.1): a query from any other is a legacy unicast one.
+    public static let port = 5353
     public static let probeInterval = 0.25
     public static let announceInterval = 1.0
     public static let legacyTTL: UInt32 = 10
@@ -342,7 +344,7 @@ public struct MDNSResponder: Sendable {
     // MARK: Answering
 
     private mutating func answer(_ query: DNSMessage, from peer: Peer, now: Double) -> [Output] {
-        let legacy = peer.port != MDNSSockets.port
+        let legacy = peer.port != Self.port
         var unicast: [DNSRecord] = []
         var multicast: [DNSRecord] = []
         let isProbe = !query.authorities.isEmpty

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CastDiscovery
 import NIOCore
 import NIOPosix
 
@@ -11,7 +12,7 @@ import NIOPosix
 /// address with SO_REUSEADDR and SO_REUSEPORT, joined to the group on that interface only,
 /// sending from it. RFC 6762 §11: IP TTL / hop limit 255.
 public final class MDNSSockets: Sendable {
-    public static let port = 5353
+    public static let port = MDNSResponder.port
     public static let ipv4Group = try! SocketAddress(ipAddress: "224.0.0.251", port: port)
     public static let ipv6Group = try! SocketAddress(ipAddress: "ff02::fb", port: port)
 
