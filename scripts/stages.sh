@@ -53,7 +53,10 @@ stage() {
     _stages_names+=("${name}")
     local index=$((${#_stages_names[@]} - 1))
     echo "== ${name}"
-    _stage_run "${index}" "$@"
+    # In a subshell, as a background stage is: `times` counts a shell's reaped children,
+    # and in this shell those include every background stage that ended meanwhile (the
+    # end-to-end stage was charged the fuzzing's CPU minutes).
+    (_stage_run "${index}" "$@")
 }
 
 stage_start() {

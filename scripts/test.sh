@@ -51,32 +51,36 @@ stage "swift build -c release --build-tests (no debug info)" swift build -c rele
 # rather than 35 s after them.
 stage_start "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)" \
     nice -n 19 bash -c 'scripts/fuzz.sh build && scripts/fuzz.sh run "$1"' _ "${FUZZ_SECONDS}"
-# Beside the Swift tests, which leave a core idle: packaging castsim, and the core's
-# allocation counts (exact run to run, so the tests beside them do not change them), from
-# the benchmark executables this release build made (scripts/check-allocations.py: seconds;
-# package-benchmark's plugin would compile the modules again without -enable-testing).
+# Packaging castsim, and the core's allocation counts (exact run to run, so the tests beside
+# them do not change them), from the benchmark executables this release build made
+# (scripts/check-allocations.py: seconds; package-benchmark's plugin would compile the
+# modules again without -enable-testing).
 stage_start "release artifacts (scripts/release.sh --no-build)" scripts/release.sh --no-build
 stage_start "the benchmarks' allocations (scripts/bench.sh check-allocations)" scripts/bench.sh check-allocations
 
-# The Swift tests keep about one core busy: the Python package's tests (a core for 25 s)
-# take the other once the shipped binary is packaged, rather than adding their time at the
-# end of the run.
+# The Swift tests, the Python package's and the end-to-end tests side by side: each leaves
+# much of a core idle (they wait on sockets, subprocesses and real-time sessions), and one
+# after another they were the longest chain of the run (1:26, then 0:55 of the tests that
+# run alone, then 2:56). Every suite runs its castsim processes on random loopback
+# addresses of their own (the castsim package's free_loopback_address; the Swift tests bind
+# port 0), and release-test.sh hides the toolchain only in a mount namespace of its own.
 stage_start "swift test" swift test -c release --skip-build --skip "FairnessTests|ChurnTests"
 stage_wait "release artifacts (scripts/release.sh --no-build)"
 castsim="$(pwd)/$(ls -d dist/castsim-*/ | head -1)castsim"
 stage_wait "Python virtualenv, chromium (scripts/e2e-setup.sh; nice 10)"
-stage "the Python package: client and pytest plugin (python/)" \
+stage_start "release artifacts without Swift (scripts/release-test.sh)" scripts/release-test.sh --no-build
+stage_start "the Python package: client and pytest plugin (python/)" \
     bash -c 'cd python && CASTSIM_BIN="$1" ../.venv-e2e/bin/python -m pytest -q -n "$2"' _ "${castsim}" "${E2E_WORKERS}"
+stage "end-to-end, the release binary (pychromecast, zeroconf, avahi, catt, chromium)" \
+    env CASTSIM_BIN="${castsim}" tests/e2e/run.sh -n "${E2E_WORKERS}" --durations=10
 stage_wait "swift test"
+stage_wait "the Python package: client and pytest plugin (python/)"
+stage_wait "release artifacts without Swift (scripts/release-test.sh)"
 stage_wait "the benchmarks' allocations (scripts/bench.sh check-allocations)"
 # These measure latency while one sender misbehaves, and the process's descriptors and
 # memory after connections come and go: without other tests, so that suites running in
-# parallel neither take the cores they time nor allocate the memory they count.
+# parallel neither take the cores they time nor allocate the memory they count. (The
+# fuzzing, at nice 19, takes what they leave.)
 stage "swift test: FairnessTests (alone)" swift test -c release --skip-build --filter FairnessTests
 stage "swift test: ChurnTests (alone)" swift test -c release --skip-build --filter ChurnTests
-
-stage_start "release artifacts without Swift (scripts/release-test.sh)" scripts/release-test.sh --no-build
-stage "end-to-end, the release binary (pychromecast, zeroconf, avahi, catt, chromium)" \
-    env CASTSIM_BIN="${castsim}" tests/e2e/run.sh -n "${E2E_WORKERS}" --durations=10
-stage_wait "release artifacts without Swift (scripts/release-test.sh)"
 stage_wait "sanitizer build and fuzzing (${FUZZ_SECONDS} s per target, two at a time; nice 19)"
