@@ -3,8 +3,8 @@
 // the name it is started by picks the target. One executable links once, and its build is
 // planned once, where six were six of each. In a plain build it does nothing.
 //
-// No global is declared here: libFuzzer's `main` runs in place of this file's top-level
-// code, so a global of main.swift would never be initialized (FuzzTarget.swift's are lazy).
+// Declarations only: libFuzzer has the `main`, and the fuzzing build compiles this file as a
+// library's (a statement at its top level is an error there).
 import Foundation
 
 @_cdecl("LLVMFuzzerInitialize")
