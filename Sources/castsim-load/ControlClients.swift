@@ -2,14 +2,17 @@ import NIOCore
 import NIOPosix
 
 /// HTTP clients of castsim's control API that run beside a workload (event-stream followers,
-/// journal pollers): each a connection whose handler asks in `channelActive` and completes
-/// the promise it is given once its first answer is in.
+/// journal pollers) or drive it (a recording's start and stop): each a connection whose
+/// handler completes the promise it is given once its first answer is in. A client of one
+/// request has it sent on connecting (`request`); a poller asks on its own.
 enum ControlClients {
     /// Opens `count` of them at `address`, one after another, each with the handler `make`
-    /// builds from the address's `Host` and the promise; returns once every one has had its
-    /// first answer. A client that has none within 10 s fails with `silence`; whatever fails,
-    /// the connections opened so far are closed, and the error names `what`.
+    /// builds from the address's `Host` and the promise, after one that writes `request` (for
+    /// that `Host`) once connected, if given; returns once every one has had its first
+    /// answer. A client that has none within 10 s fails with `silence`; whatever fails, the
+    /// connections opened so far are closed, and the error names `what`.
     static func open(_ count: Int, of what: String, to address: SocketAddress, group: any EventLoopGroup, silence: String,
+                     request: (@Sendable (_ host: String) -> String)? = nil,
                      make: @escaping @Sendable (_ host: String, _ answered: EventLoopPromise<Void>) -> any ChannelHandler & Sendable)
         async throws -> [any Channel]
     {
@@ -22,6 +25,7 @@ enum ControlClients {
                     .connectTimeout(.seconds(10))
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
+                            if let request { try channel.pipeline.syncOperations.addHandler(SendOnConnect(request(host))) }
                             try channel.pipeline.syncOperations.addHandler(make(host, answered))
                         }
                     }
@@ -36,5 +40,18 @@ enum ControlClients {
             throw LoadError("\(what) at \(address): \(error)")
         }
         return channels
+    }
+
+    /// Writes a client's one request as its connection comes up.
+    private final class SendOnConnect: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        private let request: String
+
+        init(_ request: String) { self.request = request }
+
+        func channelActive(context: ChannelHandlerContext) {
+            context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
+            context.fireChannelActive()
+        }
     }
 }

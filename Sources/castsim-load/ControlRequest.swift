@@ -2,8 +2,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// One request to castsim's control API on a connection of its own (`Connection: close`),
-/// opened as the other control clients are (``ControlClients``): the answer's status and
-/// body, read to the connection's end.
+/// opened and sent as the other control clients are (``ControlClients``): the answer's
+/// status and body, read to the connection's end.
 enum ControlRequest {
     struct Answer: Sendable {
         var status: Int
@@ -14,10 +14,12 @@ enum ControlRequest {
                      group: any EventLoopGroup) async throws -> Answer {
         let answer = NIOLockedValueBox<[UInt8]>([])
         let channels = try await ControlClients.open(1, of: "\(method) \(path)", to: address, group: group,
-                                          silence: "no answer within 10 s") { host, answered in
+                                                     silence: "no answer within 10 s", request: { host in
             var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
             if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
-            return OneRequest(request + "\r\n" + (body ?? ""), answer: answer, answered: answered)
+            return request + "\r\n" + (body ?? "")
+        }) { _, answered in
+            Gatherer(answer: answer, answered: answered)
         }
         for channel in channels { try? await channel.close() }  // closed by the server already, as a rule
         let text = String(decoding: answer.withLockedValue { $0 }, as: UTF8.self)
@@ -28,23 +30,15 @@ enum ControlRequest {
         return Answer(status: status, body: String(text[headersEnd.upperBound...]))
     }
 
-    /// Sends the request once connected, gathers everything the server sends, and is
-    /// answered when the server closes.
-    private final class OneRequest: ChannelInboundHandler, Sendable {
+    /// Gathers everything the server sends, and is answered when the server closes.
+    private final class Gatherer: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
-        private let request: String
         private let answer: NIOLockedValueBox<[UInt8]>
         private let answered: EventLoopPromise<Void>
 
-        init(_ request: String, answer: NIOLockedValueBox<[UInt8]>, answered: EventLoopPromise<Void>) {
-            self.request = request
+        init(answer: NIOLockedValueBox<[UInt8]>, answered: EventLoopPromise<Void>) {
             self.answer = answer
             self.answered = answered
-        }
-
-        func channelActive(context: ChannelHandlerContext) {
-            context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
-            context.fireChannelActive()
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -19,10 +19,10 @@ final class EventFollowers: Sendable {
         let received = NIOLockedValueBox(0)
         let channels = try await ControlClients.open(
             count, of: "event-stream follower", to: address, group: group,
-            silence: "no event-stream hello within 10 s"
-        ) { host, started in
-            Reader(request: "GET /api/v1/events?types=\(types) HTTP/1.1\r\nHost: \(host)\r\nAccept: text/event-stream\r\n\r\n",
-                   received: received, started: started)
+            silence: "no event-stream hello within 10 s",
+            request: { host in "GET /api/v1/events?types=\(types) HTTP/1.1\r\nHost: \(host)\r\nAccept: text/event-stream\r\n\r\n" }
+        ) { _, started in
+            Reader(received: received, started: started)
         }
         return EventFollowers(channels: channels, received: received)
     }
@@ -37,19 +37,12 @@ final class EventFollowers: Sendable {
     /// Counts what comes in; `event: hello` says the stream is on.
     private final class Reader: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
-        let request: String
         let received: NIOLockedValueBox<Int>
         let started: EventLoopPromise<Void>
 
-        init(request: String, received: NIOLockedValueBox<Int>, started: EventLoopPromise<Void>) {
-            self.request = request
+        init(received: NIOLockedValueBox<Int>, started: EventLoopPromise<Void>) {
             self.received = received
             self.started = started
-        }
-
-        func channelActive(context: ChannelHandlerContext) {
-            context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
-            context.fireChannelActive()
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
