@@ -63,7 +63,9 @@ struct RecordingCommand: AsyncParsableCommand {
             removed after); the order turns each pair. Prints castsim's median CPU per request off \
             and on (its threads' nanoseconds, from /proc/PID/task/*/schedstat), the writer \
             thread's part, and each pair's extra CPU as a percentage: its \
-            median, least and most, beside issue 27's budget of 10 %. castsim only: the echo \
+            median, least and most; then every window's CPU together, on against off, and \
+            the 95 % interval of the pairs' mean, beside issue 27's budget of 10 %. \
+            castsim only: the echo \
             server records nothing.
             """)
 

@@ -161,6 +161,51 @@ struct RecordingFormatTests {
         #expect(entries[4].recordingLine().contains(#""text":"not JSON""#))
     }
 
+    @Test("A recorder's line writer, which keeps what repeats from line to line, writes byte for byte the lines written anew")
+    func keptLines() throws {
+        // Each line changes one part of the last one in its slot (destination, namespace,
+        // source, connections: 1 and 17 share a slot in each direction), the time or the
+        // wall clock.
+        func entry(_ connections: ConnectionList, _ direction: JournalEntry.Direction, source: String = "sender-0",
+                   destination: String = "receiver-0", namespace: String = CastNamespace.receiver, t: Double,
+                   unhandled: String? = nil) -> JournalEntry {
+            JournalEntry(sequence: 1, time: SimTime(seconds: t), direction: direction, connections: connections,
+                         envelope: CastEnvelope(sourceId: source, destinationId: destination, namespace: namespace,
+                                                payload: .string(#"{"requestId":1,"type":"GET_STATUS"}"#)),
+                         unhandled: unhandled, payloadIsOwnJSON: direction == .outbound, payloadIsJSON: true)
+        }
+        let timeline: [(JournalEntry, Int64)] = [
+            (entry([ConnectionID(1)], .inbound, t: 1.5), 1_764_072_000_123),
+            (entry([ConnectionID(1)], .outbound, source: "receiver-0", destination: "sender-0", t: 1.5), 1_764_072_000_123),
+            (entry([ConnectionID(1)], .inbound, destination: "web-5", t: 1.75), 1_764_072_000_124),
+            (entry([ConnectionID(1)], .inbound, destination: "web-5", namespace: CastNamespace.media, t: 1.75), 1_764_072_000_124),
+            (entry([ConnectionID(1)], .inbound, source: "Tr\"x\u{1}", destination: "web-5", namespace: CastNamespace.media, t: 2),
+             1_764_072_000_124),
+            (entry([ConnectionID(17)], .inbound, source: "Tr\"x\u{1}", destination: "web-5", namespace: CastNamespace.media, t: 2),
+             1_764_072_000_124),
+            (entry([ConnectionID(1), ConnectionID(17)], .outbound, source: "receiver-0", destination: "*", t: 2, unhandled: "no app"),
+             -1),
+            (entry([], .outbound, source: "receiver-0", destination: "*", t: 0), 8_640_000_000_000_000),
+            (entry([ConnectionID(1)], .inbound, t: 123_456.000_000_001), 8_640_000_000_000_000),
+        ]
+        var lines = RecordingLineWriter()
+        let redaction = try PayloadRedaction(["requestId"])
+        for pass in 0..<2 {
+            for (index, (entry, wall)) in timeline.enumerated() {
+                for redacting in [PayloadRedaction.none, redaction] {
+                    var kept: [UInt8] = []
+                    lines.append(entry, wall: wall, to: &kept, redacting: redacting)
+                    #expect(String(decoding: kept, as: UTF8.self) == entry.recordingLine(wall: wall, redacting: redacting),
+                            "pass \(pass + 1), line \(index + 1)")
+                }
+            }
+        }
+        // The line written anew is the event's own.
+        let (first, wall) = timeline[4]
+        #expect(try JSONValue.parse(first.recordingLine(wall: wall))
+            == RecordedEvent(time: first.time, wall: wall, kind: .message(RecordedMessage(first))).json())
+    }
+
     @Test("A bad line is refused with its number and what was expected")
     func refusals() {
         func problem(_ text: String) -> String? {

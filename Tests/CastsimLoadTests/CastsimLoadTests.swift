@@ -137,6 +137,11 @@ struct CastsimLoadRunTests {
         let cost = try Self.number(figures, "recording_cost_percent")
         #expect(try Self.number(figures, "recording_cost_percent_min") <= cost)
         #expect(try Self.number(figures, "recording_cost_percent_max") >= cost)
+        // Every window together is the pairs' costs weighed by their off windows: within them.
+        let all = try Self.number(figures, "recording_cost_percent_all")
+        #expect(try Self.number(figures, "recording_cost_percent_min") <= all + 1e-9)
+        #expect(try Self.number(figures, "recording_cost_percent_max") >= all - 1e-9)
+        #expect(try Self.number(figures, "recording_cost_percent_interval") >= 0)
         #expect(try Self.number(figures, "budget_percent") == 10)
         #expect(figures["writer_cpu_us_per_request"] is NSNumber, "the writer thread's CPU read from /proc/PID/task")
     }

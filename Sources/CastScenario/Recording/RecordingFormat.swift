@@ -250,63 +250,23 @@ extension RecordedEvent {
     }
 
     /// Appends the event's line. A message with a JSON payload is written straight into
-    /// bytes (``appendMessageLine``), its payload parsed and written again as nobody has
+    /// bytes (``RecordingLineWriter``), its payload parsed and written again as nobody has
     /// said what its text is (a recorder writes the journal's entries, which say:
     /// ``JournalEntry/appendRecordingLine(wall:to:redacting:)``); anything else through
     /// its value.
     package func appendLine(to output: inout [UInt8], redacting redaction: PayloadRedaction = .none) {
+        var lines = RecordingLineWriter.uncached
         guard case .message(let message) = kind, redaction.isEmpty,
-              Self.appendMessageLine(message.direction, message.connections, message.envelope, unhandled: message.unhandled,
-                                     ownJSON: false, json: false, time: time, wall: wall, to: &output)
+              lines.appendMessageLine(message.direction, message.connections, message.envelope, unhandled: message.unhandled,
+                                      ownJSON: false, json: false, time: time, wall: wall, to: &output)
         else { return appendSlowLine(to: &output, redacting: redaction) }
-    }
-
-    /// Appends a message's line straight into bytes, its members in ``json(redacting:)``'s
-    /// sorted order, without building the event as a value; the line reads back as that
-    /// value. The payload's text is copied as it is when it is JSON on one line: the
-    /// device's own (`ownJSON`), and a sender's that the session parsed (`json`), which
-    /// keeps its members in the sender's order. Any other is parsed and written again,
-    /// sorted and compact. False, with nothing written, for a payload that is no JSON (a
-    /// line with `text` or `binary`: the general path's). A recording is mostly messages.
-    package static func appendMessageLine(_ direction: JournalEntry.Direction, _ connections: ConnectionList, _ envelope: CastEnvelope,
-                                          unhandled: String?, ownJSON: Bool, json: Bool, time: SimTime, wall: Int64,
-                                          to output: inout [UInt8]) -> Bool {
-        guard case .string(let text) = envelope.payload else { return false }
-        let payload: JSONValue?
-        if ownJSON || json && isOneLine(text) {
-            payload = nil
-        } else {
-            guard let parsed = try? JSONValue.parse(text) else { return false }
-            payload = parsed
-        }
-        output.append(literal: #"{"connections":"#)
-        connections.writeJSON(to: &output)
-        output.append(literal: #","destination":"#)
-        JSONValue.writeString(envelope.destinationId, to: &output)
-        output.append(literal: direction == .inbound ? #","direction":"in","event":"message","namespace":"#
-                                                     : #","direction":"out","event":"message","namespace":"#)
-        JSONValue.writeString(envelope.namespace, to: &output)
-        output.append(literal: #","payload":"#)
-        if let payload { payload.write(to: &output) } else { output.append(utf8Of: text) }
-        output.append(literal: #","source":"#)
-        JSONValue.writeString(envelope.sourceId, to: &output)
-        output.append(literal: #","t":"#)
-        JSONValue.writeNumber(time.seconds, to: &output)
-        if let unhandled {
-            output.append(literal: #","unhandled":"#)
-            JSONValue.writeString(unhandled, to: &output)
-        }
-        output.append(literal: #","wall":"#)
-        ISOTime.appendJSON(milliseconds: wall, to: &output)
-        output.append(literal: "}\n")
-        return true
     }
 
     /// Whether JSON text is on one line: a line break (or any control character) can only
     /// be whitespace between its tokens, as strings escape them.
     /// Read from the string's bytes where they lie, eight at a time: through the UTF-8 view's
     /// iterator it was a twentieth of a recorder's writer.
-    private static func isOneLine(_ text: String) -> Bool { text.withUTF8Bytes { !JSONEscapeScan.hasControlByte($0) } }
+    static func isOneLine(_ text: String) -> Bool { text.withUTF8Bytes { !JSONEscapeScan.hasControlByte($0) } }
 
     private func appendSlowLine(to output: inout [UInt8], redacting redaction: PayloadRedaction) {
         json(redacting: redaction).write(to: &output)
@@ -315,13 +275,11 @@ extension RecordedEvent {
 }
 
 extension JournalEntry {
-    /// The message's line in a recording, written at `wall` (milliseconds since 1970): the
-    /// line of its ``RecordedEvent``, without making one on the way.
+    /// The message's line in a recording, written at `wall` (milliseconds since 1970), every
+    /// part written anew: a recorder's writer keeps a ``RecordingLineWriter`` instead.
     package func appendRecordingLine(wall: Int64, to output: inout [UInt8], redacting redaction: PayloadRedaction = .none) {
-        guard redaction.isEmpty,
-              RecordedEvent.appendMessageLine(direction, connections, envelope, unhandled: unhandled, ownJSON: payloadIsOwnJSON,
-                                              json: payloadIsJSON, time: time, wall: wall, to: &output)
-        else { return RecordedEvent(time: time, wall: wall, kind: .message(RecordedMessage(self))).appendLine(to: &output, redacting: redaction) }
+        var lines = RecordingLineWriter.uncached
+        lines.append(self, wall: wall, to: &output, redacting: redaction)
     }
 }
 

@@ -132,6 +132,7 @@ package final class Recorder: Sendable {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Self.chunkBytes + 64 * 1024)
             var batches: [RecorderQueue] = []
+            var lines = RecordingLineWriter()
             while !stopping {
                 if wake.lock(whenValue: 1, timeoutSeconds: Self.flushInterval) { wake.unlock() }
                 let (dropped, stop, failed) = state.withLockedValue { state in
@@ -148,7 +149,8 @@ package final class Recorder: Sendable {
                     // The disk refused once: what follows would be appended to a broken line.
                     state.withLockedValue { $0.droppedTotal += count }
                 } else if count > 0 || dropped > 0 {
-                    if let problem = Self.writeLines(of: batches, dropped: dropped, to: descriptor, through: &bytes, redacting: redaction) {
+                    if let problem = Self.writeLines(of: batches, dropped: dropped, to: descriptor, through: &bytes, with: &lines,
+                                                  redacting: redaction) {
                         logger.error("recording to \(path) stopped: \(problem); \(count) events lost, and everything after them")
                         state.withLockedValue {
                             $0.failure = problem
@@ -185,14 +187,15 @@ package final class Recorder: Sendable {
         if !taken { batch.removeAll(keptCapacity: 2 * Self.batchSize) }
     }
 
-    /// Writes the lines of `batches`, and a `dropped` line after them if any were dropped,
-    /// a chunk at a time through `bytes`; why not, or nil.
+    /// Writes the lines of `batches` (messages' through `lines`, kept for the recording), and
+    /// a `dropped` line after them if any were dropped, a chunk at a time through `bytes`;
+    /// why not, or nil.
     private static func writeLines(of batches: [RecorderQueue], dropped: Int, to descriptor: Int32, through bytes: inout [UInt8],
-                                   redacting redaction: PayloadRedaction) -> String? {
+                                   with lines: inout RecordingLineWriter, redacting redaction: PayloadRedaction) -> String? {
         defer { bytes.removeAll(keepingCapacity: true) }
         var last: (time: SimTime, wall: Int64)?
         for batch in batches where !batch.isEmpty {
-            let (problem, batchLast) = batch.writeLines(through: &bytes, redacting: redaction) { bytes in
+            let (problem, batchLast) = batch.writeLines(through: &bytes, with: &lines, redacting: redaction) { bytes in
                 guard bytes.count >= chunkBytes else { return nil }
                 defer { bytes.removeAll(keepingCapacity: true) }
                 return writeAll(descriptor, bytes)

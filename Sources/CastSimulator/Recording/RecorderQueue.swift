@@ -36,9 +36,10 @@ struct RecorderQueue {
     }
 
     /// Hands each event's line to `write`, in the order they came, through `bytes` (which
-    /// `write` empties); stops at the first problem `write` returns. Also returns when the
+    /// `write` empties), messages' lines written by `lines`, kept for the recording; stops at the first problem `write` returns. Also returns when the
     /// last event happened, for a `dropped` line.
-    func writeLines(through bytes: inout [UInt8], redacting redaction: PayloadRedaction, write: (inout [UInt8]) -> String?)
+    func writeLines(through bytes: inout [UInt8], with lines: inout RecordingLineWriter, redacting redaction: PayloadRedaction,
+                    write: (inout [UInt8]) -> String?)
         -> (problem: String?, last: (time: SimTime, wall: Int64))
     {
         var last = (time: SimTime.zero, wall: Int64(0))
@@ -57,7 +58,7 @@ struct RecorderQueue {
                 // copied it for the call, a retain and a release of each of its strings, whose
                 // counts live on the device's core.
                 let message = messages.baseAddress! + index
-                message.pointee.entry.appendRecordingLine(wall: message.pointee.wall, to: &bytes, redacting: redaction)
+                lines.append(message.pointee.entry, wall: message.pointee.wall, to: &bytes, redacting: redaction)
                 last = (message.pointee.entry.time, message.pointee.wall)
                 if let problem = write(&bytes) { return problem }
             }
