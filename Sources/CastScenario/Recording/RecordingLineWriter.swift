@@ -13,11 +13,10 @@ import CastWire
 /// for a GET_STATUS round. ``uncached`` writes every part anew, for a line now and then.
 package struct RecordingLineWriter: ~Copyable {
     /// What a line says before and after its payload, for one sender (or set of senders)
-    /// and direction; the strings are compared before the bytes are used.
+    /// and direction; the strings are compared before the bytes are used. The direction is
+    /// the slot's own (its index's lowest bit); an empty `head` is a slot never filled.
     private struct Parts {
-        var filled = false
         var connections: ConnectionList = []
-        var direction = JournalEntry.Direction.inbound
         var destination = ""
         var namespace = ""
         var source = ""
@@ -117,15 +116,16 @@ package struct RecordingLineWriter: ~Copyable {
     /// The slot holding this message's parts, filled now if it held another's.
     private mutating func slot(_ direction: JournalEntry.Direction, _ connections: ConnectionList, _ envelope: CastEnvelope) -> Int {
         let first = Int(truncatingIfNeeded: connections.first?.rawValue ?? 0)
+        // Even for outbound, odd for inbound: the slot decides the direction its head says.
         let index = (first &* 2 &+ (direction == .inbound ? 1 : 0)) & (Self.slotCount - 1)
         let kept = slots.baseAddress! + index
-        if kept.pointee.filled, kept.pointee.direction == direction, kept.pointee.connections == connections,
+        if !kept.pointee.head.isEmpty, kept.pointee.connections == connections,
            kept.pointee.destination == envelope.destinationId, kept.pointee.namespace == envelope.namespace,
            kept.pointee.source == envelope.sourceId {
             return index
         }
-        var parts = Parts(filled: true, connections: connections, direction: direction, destination: envelope.destinationId,
-                          namespace: envelope.namespace, source: envelope.sourceId)
+        var parts = Parts(connections: connections, destination: envelope.destinationId, namespace: envelope.namespace,
+                          source: envelope.sourceId)
         Self.appendHead(direction, connections, envelope, to: &parts.head)
         Self.appendSourceAndTime(envelope.sourceId, to: &parts.sourceAndTime)
         slots[index] = parts
