@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         // Hummingbird's header types, named directly where a response sets a header of its own.
         .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
+        // The HTTP parts Hummingbird's pipeline carries, for the control API's handler of
+        // malformed requests (Hummingbird's own dependency, at the version it resolves to).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
     ],
     targets: [
         // Wire format: protobuf CastMessage, length framing, namespaces, JSON values.
@@ -113,6 +116,7 @@ let package = Package(
                 // ControlClient (castsim ctl) speaks HTTP/1 over NIO.
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -220,6 +224,9 @@ let package = Package(
                 "CastControl", "CastSimulator", "CastSimulatorTesting", "CastScenario", "CastDevice", "CastWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Bytes that are no HTTP request, written as they are.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: testSettings

@@ -543,6 +543,36 @@ struct ControlAPITests {
         }
     }
 
+    @Test("Bytes that are no HTTP request get 400 with JSON naming what was wrong and what was expected; the connection closes, the server goes on")
+    func malformedRequests() async throws {
+        try await withControlledDevice { _, http in
+            let cases: [(bytes: [UInt8], says: String)] = [
+                (Array("GARBAGE\r\n\r\n".utf8), "does not start with an HTTP method"),
+                ([0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01, 0x00], "this port speaks plain HTTP"),
+                (Array("GET /api/v1/state HTTP/9.9\r\n\r\n".utf8), "HTTP/1.0 or HTTP/1.1"),
+                (Array("GET /api/v1/state HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n".utf8), "`Name: value`"),
+                (Array("POST /api/v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ten\r\n\r\n".utf8), "Content-Length is no number"),
+            ]
+            for (bytes, says) in cases {
+                let answer = try await rawExchange(bytes, with: http)
+                let parts = answer.split(separator: "\r\n\r\n", maxSplits: 1).map(String.init)
+                #expect(parts.first?.hasPrefix("HTTP/1.1 400 Bad Request\r\n") == true, "\(answer)")
+                #expect(parts.first?.lowercased().contains("content-type: application/json") == true, "\(answer)")
+                let error = try #require(parts.count == 2 ? try? JSONValue.parse(parts[1]) : nil, "\(answer)")["error"]?.stringValue
+                #expect(error?.hasPrefix("malformed HTTP request: ") == true && error?.contains(says) == true, "\(answer)")
+                #expect(error?.contains("expected a request such as `GET /api/v1/state HTTP/1.1`") == true)
+            }
+            // A bad request after a good one on the same connection: the first is answered
+            // in full, then the refusal.
+            let both = try await rawExchange(Array("GET /api/v1/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nNOT HTTP\r\n\r\n".utf8), with: http)
+            #expect(both.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(both)")
+            #expect(both.components(separatedBy: "HTTP/1.1 400 Bad Request\r\n").count == 2, "\(both)")
+            #expect(both.hasSuffix("and a blank line\"}\n"), "\(both)")
+            // The server answers the next client as before.
+            #expect(try await http.get("/api/v1/clock").status == 200)
+        }
+    }
+
     @Test("Bad requests get a 4xx naming the problem: unknown paths, wrong methods, big bodies, other content types")
     func refusals() async throws {
         try await withControlledDevice { _, http in

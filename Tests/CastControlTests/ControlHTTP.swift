@@ -5,7 +5,9 @@ import CastSimulatorTesting
 import CastWire
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 typealias HTTPReply = ControlClient.Reply
 
@@ -49,3 +51,31 @@ func withControlledDevice<T>(
     }
 }
 
+
+/// Writes `bytes` to the control server as they are (nothing checks they are HTTP) and
+/// returns all it answers before it closes the connection; fails after `timeout`.
+func rawExchange(_ bytes: [UInt8], with client: ControlClient, timeout: TimeAmount = .seconds(10)) async throws -> String {
+    let collected = NIOLockedValueBox(ByteBuffer())
+    let closed = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(collected: collected)) }
+        }
+        .connect(host: client.host, port: client.port).get()
+    channel.closeFuture.cascade(to: closed)
+    try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    let timer = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    try await closed.futureResult.get()
+    timer.cancel()
+    return collected.withLockedValue { String(buffer: $0) }
+}
+
+private final class Collector: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let collected: NIOLockedValueBox<ByteBuffer>
+    init(collected: NIOLockedValueBox<ByteBuffer>) { self.collected = collected }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        collected.withLockedValue { $0.writeBuffer(&bytes) }
+    }
+}
