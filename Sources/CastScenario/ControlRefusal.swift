@@ -11,6 +11,9 @@ public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible 
     /// A player's input (`action`: remote, buffering, playerError, adBreak) or stopApp while
     /// only the idle screen runs: there is no player, and no app to stop.
     case onlyIdleScreen(action: String)
+    /// A player's input (or stopApp) the running app (`app`) would ignore as things are:
+    /// no media session to pause, stall or fail, no next item.
+    case changesNothing(action: String, app: String)
     /// A household step that cannot be done now (a leader offline ...), or that names a
     /// device or group the household does not have (`namesNothing`).
     case household(String, namesNothing: Bool = false)
@@ -27,6 +30,8 @@ public enum ControlRefusal: Error, Sendable, Equatable, CustomStringConvertible 
             "\(action) is the action of an app that is not running (\(running.map { "\($0) runs" } ?? "no app runs")); launch it first"
         case .onlyIdleScreen(let action):
             "\(action): only the idle screen runs, so nothing would change; launch an app (a sender's LAUNCH, or launchApp) first"
+        case .changesNothing(let action, let app):
+            "\(action): \(app) would change nothing now (no media is loaded, or the input has nothing to act on); a sender's LOAD starts media"
         case .clockNotManual(let mode):
             "the clock is \(mode.name); only a manual clock (--manual-clock, or a scenario's \"clock\": {\"mode\": \"manual\"}) is advanced by hand"
         }

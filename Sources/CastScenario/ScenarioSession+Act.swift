@@ -4,7 +4,8 @@ extension ScenarioSession {
     /// Why `action` would do nothing if carried out now, as the control API's `act`: it
     /// targets connections and none of them is open, sends to a sender no one connected,
     /// launches an app the device does not offer, advances a clock that is not manual, or
-    /// gives the player an input (or stops the app) while only the idle screen runs.
+    /// gives the player an input (or stops the app) while only the idle screen runs, or that
+    /// the running app would ignore (a pause with no media loaded).
     /// nil: it can be done. Household steps are the household's to refuse.
     package func refusal(of action: TimelineStep.Action, clock: ClockMode) -> ControlRefusal? {
         if let selector = action.targetedConnections, !selects(selector) {
@@ -19,8 +20,9 @@ extension ScenarioSession {
             if !offered.contains(appId) { return .noSuchApp(appId, offered: offered) }
         }
         if case .advance = action, clock != .manual { return .clockNotManual(clock) }
-        if case .device(let input) = action, let name = input.playerInputName, device.runningApp?.app.isIdleScreen ?? true {
-            return .onlyIdleScreen(action: name)
+        if case .device(let input) = action, let name = input.playerInputName {
+            guard let running = device.runningApp, !running.app.isIdleScreen else { return .onlyIdleScreen(action: name) }
+            if device.wouldIgnore(input) { return .changesNothing(action: name, app: running.definition.displayName) }
         }
         if case .device(.app(let appAction)) = action {
             let running = device.runningApp?.definition

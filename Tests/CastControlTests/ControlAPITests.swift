@@ -448,12 +448,43 @@ struct ControlAPITests {
             }
             var reply = try await http.post("/api/v1/act", #"{"launchApp": "CC1AD845"}"#)
             #expect(reply.status == 200)
-            reply = try await http.post("/api/v1/act", #"{"remote": "pause"}"#)
-            #expect(reply.status == 200)
             reply = try await http.post("/api/v1/act", #"{"stopApp": true}"#)
             #expect(reply.status == 200, "\(reply.body)")
             reply = try await http.post("/api/v1/act", #"{"stopApp": true}"#)
             #expect(reply.status == 409)
+        }
+    }
+
+    @Test("act: a player's input the running app would ignore (no media loaded, no next item) is refused (409); with media it is done and senders hear it")
+    func ignoredPlayerInputs() async throws {
+        try await withControlledDevice { simulator, http in
+            var reply = try await http.post("/api/v1/act", #"{"launchApp": "CC1AD845"}"#)
+            #expect(reply.status == 200)
+            for action in [#"{"remote": "pause"}"#, #"{"remote": "next"}"#, #"{"buffering": "2s"}"#, #"{"playerError": {}}"#] {
+                reply = try await http.post("/api/v1/act", action)
+                #expect(reply.status == 409 && reply.error?.contains("Default Media Receiver would change nothing now") == true,
+                        "\(action): \(reply.body)")
+            }
+            let sender = try await CastTestSender.connect(to: simulator)
+            try await sender.send(from: "sender-0", to: CastEndpoint.platformReceiver, CastNamespace.connection, ["type": "CONNECT"])
+            let transportId = try await sender.launch()
+            _ = try await sender.request(CastNamespace.media, to: transportId, [
+                "type": "LOAD", "media": ["contentId": "movie.mp4", "contentType": "video/mp4", "streamType": "BUFFERED"],
+            ])
+            reply = try await http.post("/api/v1/act", #"{"remote": "pause"}"#)
+            #expect(reply.status == 200, "\(reply.body)")
+            let heard = await sender.waitFor { envelope, json in
+                envelope.namespace == CastNamespace.media && json["status"]?[0]?["playerState"] == "PAUSED"
+            }
+            #expect(heard != nil)
+            // One item in the queue: the remote's next has nowhere to go.
+            reply = try await http.post("/api/v1/act", #"{"remote": "next"}"#)
+            #expect(reply.status == 409 && reply.error?.contains("remote next") == true, "\(reply.body)")
+            // With no sender left to tell, the input still changes the player: it is done.
+            await sender.close()
+            reply = try await http.post("/api/v1/act", #"{"remote": "play"}"#)
+            #expect(reply.status == 200, "\(reply.body)")
+            #expect(try await http.get("/api/v1/state").json["media"]?["playerState"] == "PLAYING")
         }
     }
 

@@ -35,6 +35,11 @@ struct EchoApp: CastApp {
     mutating func stop(context: inout AppContext) {
         context.log(.info, nil, "echo stopped after \(ticks) ticks")
     }
+
+    /// The remote's pause puts the next TICK off by 10 s, and says nothing; other inputs do nothing.
+    mutating func apply(_ input: AppInput, context: inout AppContext) {
+        if input == .remote(.pause) { nextTick = nextTick + 10 }
+    }
 }
 
 @Suite("The app seam: a test-only app plugs in with one registration")
@@ -98,6 +103,18 @@ struct AppSeamTests {
         #expect(device.logs.contains { $0.message == "echo stopped after 2 ticks" })
         #expect(device.snapshot.runningApp?.appId == CastAppDefinition.backdrop.appId)
         #expect(device.device.nextDeadline == nil)
+    }
+
+    @Test("An input is one the device would ignore only if the app ignores it: one that only moves the app's timer is not; the trial changes nothing")
+    func ignoredInputs() {
+        var device = device()
+        device.launch(EchoApp.definition.appId)
+        let launched = device.device
+        let (play, buffer) = (launched.wouldIgnore(.remote(.play)), launched.wouldIgnore(.buffer(seconds: 2)))
+        let (pause, volume) = (launched.wouldIgnore(.remote(.pause)), launched.wouldIgnore(.setDeviceVolume(level: 0.2, muted: nil)))
+        #expect(play && buffer && !pause && !volume)
+        #expect(device.device.nextDeadline == SimTime(seconds: 10) && device.snapshot.volume.level != 0.2)
+        #expect(device.apply(.remote(.pause)).isEmpty && device.device.nextDeadline == SimTime(seconds: 20))
     }
 
     @Test("An app whose behaviour no registered app has cannot launch: LAUNCH_ERROR SYSTEM_ERROR")

@@ -61,6 +61,17 @@ def test_pause_with_only_the_idle_screen_is_refused(castsim: ControlClient):
     assert "only the idle screen runs" in str(caught.value)
     assert castsim.state().media is None
     castsim.launch_app("CC1AD845")
+    # The Default Media Receiver runs, with no media loaded: still nothing to pause.
+    with pytest.raises(ControlError) as caught:
+        castsim.pause()
+    assert caught.value.status == 409
+    assert "Default Media Receiver would change nothing now" in str(caught.value)
+
+
+def test_pause_with_media_loaded_is_done(castsim: ControlClient, sender_factory):
+    sender = sender_factory()
+    assert sender.load(sender.launch("CC1AD845"))["type"] == "MEDIA_STATUS"
+    castsim.wait_for(lambda s: s.player_state == "PLAYING", timeout=10, what="PLAYING")
     result = castsim.pause()
     assert isinstance(result, ActResult)
     assert result.done == "remote pause" and result.time is not None
@@ -86,25 +97,35 @@ def test_closing_a_connection_that_is_not_open_is_a_404(castsim: ControlClient):
 
 
 def test_every_helper_is_accepted(castsim: ControlClient, sender_factory):
-    """The request bodies the typed helpers build are what the server takes."""
+    """The request bodies the typed helpers build are what the server takes. A player's
+    input goes to media loaded just before: without, the player would ignore it, and the
+    server refuses what would change nothing."""
     sender = sender_factory()
     sender.get_status()
+
+    def with_media(call):
+        def loaded_then_call():
+            assert sender.load(sender.launch("CC1AD845"))["type"] == "MEDIA_STATUS"
+            castsim.wait_for(lambda s: s.player_state == "PLAYING", timeout=10, what="PLAYING")
+            return call()
+        return loaded_then_call
+
     for call in (
         lambda: castsim.launch_app("CC1AD845"),
         lambda: castsim.set_volume(0.5),
         lambda: castsim.set_volume(muted=False),
         lambda: castsim.stop_heartbeats("1s"),
         lambda: castsim.stall_replies(0.1, 1, which="all"),
-        lambda: castsim.buffering(1),
-        lambda: castsim.player_error(104),
-        lambda: castsim.player_error(),
+        with_media(lambda: castsim.buffering(1)),
+        with_media(lambda: castsim.player_error(104)),
+        with_media(lambda: castsim.player_error()),
         lambda: castsim.device_auth("dev-root"),
         lambda: castsim.withdraw(),
         lambda: castsim.restore(),
         lambda: castsim.standby(True),
         lambda: castsim.standby(False),
-        lambda: castsim.play(),
-        lambda: castsim.stop(),
+        with_media(lambda: castsim.play()),
+        with_media(lambda: castsim.stop()),
     ):
         result = call()
         assert isinstance(result, ActResult) and result.done

@@ -51,6 +51,18 @@ public enum OperatorInput: Sendable, Equatable {
 }
 
 extension SimulatedDevice {
+    /// Whether `input` would leave the device as it is, tried on a copy: no message sent, no
+    /// event, no connection closed (logs aside), the same state and the same next deadline.
+    /// The control API refuses such an input rather than answer it done. Asked of the
+    /// device, not decided for it: an app may act on an input with no media loaded (Music
+    /// Assistant's tells its senders of next and previous), or change only its timers.
+    package func wouldIgnore(_ input: OperatorInput) -> Bool {
+        var trial = self
+        let outputs = trial.apply(input, now: now)
+        guard outputs.allSatisfy({ if case .log = $0 { true } else { false } }) else { return false }
+        return trial.snapshot == snapshot && trial.nextDeadline == nextDeadline
+    }
+
     /// Applies an operator input at `now`.
     package mutating func apply(_ input: OperatorInput, now: SimTime) -> [DeviceOutput] {
         self.now = max(self.now, now)
