@@ -295,8 +295,8 @@ public final class CastSimulator: Sendable {
 
     /// Carries out a timeline action now, as a scenario step would (the control API's
     /// `act`). Refused when it would do nothing (it targets connections and none of them
-    /// is open, or launches an app the device does not offer), or advances a clock that
-    /// is not manual.
+    /// is open, launches an app the device does not offer, or gives the player an input
+    /// the running app would ignore), or advances a clock that is not manual.
     public func act(_ action: TimelineStep.Action, json: JSONValue? = nil) async throws {
         try await onDeviceLoop { runner in
             if let refusal = runner.session.refusal(of: action, clock: runner.clockReading.mode) { throw refusal }
