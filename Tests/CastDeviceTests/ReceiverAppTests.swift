@@ -173,6 +173,19 @@ struct MusicAssistantTests {
         #expect(previous.map(\.json) == [["type": "player_command", "command": "previous"]])
     }
 
+    @Test("With no media loaded the remote's next still tells the senders: the device would not ignore it, where the Default Media Receiver would")
+    func nextWithoutMedia() {
+        var music = CastTestDevice()
+        music.launch("C35B0678")
+        let (musicNext, musicPause) = (music.device.wouldIgnore(.remote(.next)), music.device.wouldIgnore(.remote(.pause)))
+        #expect(!musicNext && musicPause)
+        #expect(music.apply(.remote(.next)).map(\.json) == [["type": "player_command", "command": "next"]])
+        var plain = CastTestDevice()
+        plain.launch(CastAppDefinition.defaultMediaReceiver.appId)
+        let plainNext = plain.device.wouldIgnore(.remote(.next))
+        #expect(plainNext && plain.apply(.remote(.next)).isEmpty)
+    }
+
     @Test("PLAY's customData.metadata becomes the current media's metadata, for every sender; another session's PLAY changes nothing")
     func flowMetadata() throws {
         var (harness, connection, transportId) = loaded("C35B0678")
