@@ -1,4 +1,3 @@
-import CastWire
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -50,7 +49,8 @@ final class ControlProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     private func refuse(_ parser: HTTPParserError, context: ChannelHandlerContext) {
-        var body = ByteBuffer(string: JSONValue.object(["error": .string(Self.message(for: parser))]).jsonText())
+        // The body every refusal of the control API has (ControlError), with its newline.
+        var body = ByteBuffer(string: ControlError.badRequest(Self.message(for: parser)).body.jsonText())
         body.writeString("\n")
         let head = HTTPResponse(status: .badRequest, headerFields: [
             .contentType: "application/json", .cacheControl: "no-store", .connection: "close",

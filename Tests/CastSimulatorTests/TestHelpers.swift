@@ -68,58 +68,18 @@ struct HTTPReply {
 func httpRequest(address: SocketAddress, secure: Bool, method: String = "GET", path: String, host: String = "castsim") async throws
     -> HTTPReply
 {
-    let group = MultiThreadedEventLoopGroup.singleton
-    let received = NIOLockedValueBox(ByteBuffer())
-    // Taken with the first bytes of the answer, while the TLS handler is surely still there
-    // (the server may close the connection before a separate look could run).
-    let certificate = NIOLockedValueBox<[UInt8]?>(nil)
-    let done = group.next().makePromise(of: Void.self)
     let tls: NIOSSLContext? = secure ? try {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = .none
         return try NIOSSLContext(configuration: configuration)
     }() : nil
-    let channel = try await ClientBootstrap(group: group).channelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-            if let tls { try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: nil)) }
-            try channel.pipeline.syncOperations.addHandler(ResponseCollector(received: received, certificate: certificate, done: done))
-        }
-    }.connect(to: address).get()
-    try await channel.writeAndFlush(ByteBuffer(string: "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
-    try await done.futureResult.get()
-    let text = received.withLockedValue { String(buffer: $0) }
+    let request = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    let answer = try await RawExchange.exchange(ByteBuffer(string: request), with: address, tls: tls)
+    let text = answer.text
     guard let split = text.range(of: "\r\n\r\n") else { throw TestError("no HTTP header end in \(text)") }
     let head = String(text[..<split.lowerBound])
     guard head.hasPrefix("HTTP/1.1 "), let status = Int(head.dropFirst(9).prefix(3)) else { throw TestError("status line: \(text.prefix(40))") }
     return HTTPReply(status: status, head: head, body: String(text[split.upperBound...]),
-                     peerCertificateDER: certificate.withLockedValue { $0 })
+                     peerCertificateDER: answer.peerCertificateDER)
 }
 
-private final class ResponseCollector: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    let received: NIOLockedValueBox<ByteBuffer>
-    let certificate: NIOLockedValueBox<[UInt8]?>
-    let done: EventLoopPromise<Void>
-
-    init(received: NIOLockedValueBox<ByteBuffer>, certificate: NIOLockedValueBox<[UInt8]?>, done: EventLoopPromise<Void>) {
-        self.received = received
-        self.certificate = certificate
-        self.done = done
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if certificate.withLockedValue({ $0 == nil }),
-           let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self),
-           let der = try? tls.peerCertificate?.toDERBytes() {
-            certificate.withLockedValue { $0 = der }
-        }
-        var buffer = unwrapInboundIn(data)
-        _ = received.withLockedValue { $0.writeBuffer(&buffer) }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) { done.succeed() }
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A TLS close without close_notify still ends a Connection: close response.
-        context.close(promise: nil)
-    }
-}
