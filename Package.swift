@@ -224,7 +224,7 @@ let package = Package(
                 "CastControl", "CastSimulator", "CastSimulatorTesting", "CastScenario", "CastDevice", "CastWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                // Bytes that are no HTTP request, written as they are.
+                // Event-stream clients that stay connected.
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

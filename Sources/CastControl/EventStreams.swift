@@ -13,9 +13,17 @@ final class EventStreams: Sendable {
     /// The streams: a slot per stream from its request on, its queue once its body runs;
     /// `stopping` once the server stops (no new stream then).
     private struct Streams {
-        var open: [Int: BatchQueue<SimulatorNews>?] = [:]
+        var open: [Int: Slot] = [:]
         var lastId = 0
         var stopping = false
+    }
+
+    private struct Slot {
+        /// nil until the stream's body runs.
+        var news: BatchQueue<SimulatorNews>?
+        /// Writes to the client that succeeded: a request waiting for a slot learns from
+        /// them which clients are still there.
+        var writes = 0
     }
 
     private let streams = NIOLockedValueBox(Streams())
@@ -30,9 +38,10 @@ final class EventStreams: Sendable {
     static let bufferBytes = 4 << 20
     /// Streams open at once: each holds up to `buffer` events, `bufferBytes`, for a slow reader.
     static let maximumOpen = 64
-    /// How long a request for a stream waits, when every slot is taken, for the streams
-    /// whose clients have gone to find it out (below) before it is refused.
-    static let probeWait: Duration = .milliseconds(200)
+    /// How long a request for a stream waits at most, when every slot is taken, for the
+    /// streams whose clients have gone to find it out (below) before it is refused: for a
+    /// stream answered and not yet writing, which cannot show that its client is there.
+    static let probeWait: Duration = .seconds(5)
 
     func open(_ request: Request, simulator: CastSimulator) async throws -> Response {
         let query = try ControlRoutes.query(request)
@@ -75,6 +84,7 @@ final class EventStreams: Sendable {
                 news.finish()
             }
             try await writer.write(Self.frame("hello", ["time": .number(now.seconds)]))
+            wrote(lease.id)
             // The news that piled up since the last write, in one write: a busy device's
             // events are not a wake and a flush each.
             var bytes: [UInt8] = []
@@ -88,6 +98,7 @@ final class EventStreams: Sendable {
                 for item in batch { Self.appendFrame(item, to: &bytes) }
                 guard !bytes.isEmpty else { continue }
                 try await writer.write(ByteBuffer(bytes: bytes))
+                wrote(lease.id)
                 // A pause before the next batch: without it, the writer of a busy device's
                 // stream came back for each message as it came, and its thread switches
                 // (device to writer, writer to the HTTP loop and back) cost more than the
@@ -117,25 +128,35 @@ final class EventStreams: Sendable {
     /// keep-alive now and every 50 ms: a stream whose client has gone learns it from those
     /// writes (the first after the client left still succeeds, as TCP learns of the close
     /// from the peer's answer to it; the next fails), not at its next keep-alive up to 15 s
-    /// later, and gives its slot back. The request waits up to ``probeWait`` for one, then
-    /// is refused.
+    /// later, and gives its slot back. The request is refused once every stream that held a
+    /// slot when it came has written twice since and kept its slot: each client is there.
+    /// Counted in writes, not time: on a loaded machine the writes came later than a fixed
+    /// 200 ms wait, and a request was refused while slots of clients gone were about to
+    /// free. ``probeWait`` bounds the wait for streams that do not write yet.
     private func reserve() async throws -> Lease {
         let deadline = ContinuousClock.now + Self.probeWait
+        var writesBefore: [Int: Int]?
         var waited = 0
         while true {
-            // A slot's id, or the streams that hold them all.
-            let taken = try streams.withLockedValue { streams -> (id: Int?, open: [BatchQueue<SimulatorNews>]) in
+            // A slot's id, or the streams that hold them all and whether each client has
+            // shown it is there.
+            let taken = try streams.withLockedValue { streams -> (id: Int?, open: [BatchQueue<SimulatorNews>], allThere: Bool) in
                 if streams.stopping { throw ControlError(status: .serviceUnavailable, message: "the control server is stopping") }
-                guard streams.open.count < Self.maximumOpen else { return (nil, streams.open.values.compactMap { $0 }) }
+                guard streams.open.count < Self.maximumOpen else {
+                    let before = writesBefore ?? streams.open.mapValues(\.writes)
+                    writesBefore = before
+                    let allThere = before.allSatisfy { id, writes in streams.open[id].map { $0.writes >= writes + 2 } ?? true }
+                    return (nil, streams.open.values.compactMap(\.news), allThere)
+                }
                 streams.lastId += 1
-                streams.open[streams.lastId] = .some(nil)
-                return (streams.lastId, [])
+                streams.open[streams.lastId] = Slot()
+                return (streams.lastId, [], false)
             }
             switch taken {
-            case (let id?, _):
+            case (let id?, _, _):
                 return Lease(id: id) { [streams] id in streams.withLockedValue { _ = $0.open.removeValue(forKey: id) } }
-            case (nil, let open):
-                guard ContinuousClock.now < deadline else {
+            case (nil, let open, let allThere):
+                guard !allThere, ContinuousClock.now < deadline else {
                     throw ControlError(status: .tooManyRequests, message: "\(Self.maximumOpen) event streams are open already; close one first")
                 }
                 if waited % 5 == 0 {
@@ -147,11 +168,16 @@ final class EventStreams: Sendable {
         }
     }
 
+    /// Counts a write to the stream's client that succeeded.
+    private func wrote(_ id: Int) {
+        streams.withLockedValue { $0.open[id]?.writes += 1 }
+    }
+
     /// Files the stream's queue in its slot; false when the server stops meanwhile.
     private func attach(_ news: BatchQueue<SimulatorNews>, to id: Int) -> Bool {
         streams.withLockedValue { streams in
             guard !streams.stopping else { return false }
-            streams.open[id] = news
+            streams.open[id]?.news = news
             return true
         }
     }
@@ -163,7 +189,7 @@ final class EventStreams: Sendable {
     func finishAll() {
         let open = streams.withLockedValue { streams in
             streams.stopping = true
-            return streams.open.values.compactMap { $0 }
+            return streams.open.values.compactMap(\.news)
         }
         for news in open { news.finish() }
     }

@@ -535,6 +535,21 @@ struct ControlAPITests {
         }
     }
 
+    @Test("events: with every slot taken by clients still there, a new stream is refused (429) once each has taken two writes, not after a fixed wait")
+    func streamSlotsAllHeld() async throws {
+        try await withControlledDevice { _, http in
+            var held: [StreamClient] = []
+            for _ in 0..<64 { held.append(try await StreamClient.open(with: http)) }
+            let started = ContinuousClock.now
+            let reply = try await http.get("/api/v1/events?types=clock")
+            let waited = ContinuousClock.now - started
+            #expect(reply.status == 429 && reply.error == "64 event streams are open already; close one first", "\(reply.body)")
+            // Refused by the clients' answers, well before the 5 s bound for streams not yet writing.
+            #expect(waited < .milliseconds(2500), "\(waited)")
+            for client in held { try await client.close() }
+        }
+    }
+
     @Test("A token guards every request when set; a non-loopback address needs one")
     func token() async throws {
         try await withControlledDevice(token: "s3cret") { _, http in

@@ -51,31 +51,40 @@ func withControlledDevice<T>(
     }
 }
 
-
 /// Writes `bytes` to the control server as they are (nothing checks they are HTTP) and
-/// returns all it answers before it closes the connection; fails after `timeout`.
-func rawExchange(_ bytes: [UInt8], with client: ControlClient, timeout: TimeAmount = .seconds(10)) async throws -> String {
-    let collected = NIOLockedValueBox(ByteBuffer())
-    let closed = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
-    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .channelInitializer { channel in
-            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(collected: collected)) }
-        }
-        .connect(host: client.host, port: client.port).get()
-    channel.closeFuture.cascade(to: closed)
-    try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
-    let timer = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
-    try await closed.futureResult.get()
-    timer.cancel()
-    return collected.withLockedValue { String(buffer: $0) }
+/// returns all it answers before it closes the connection.
+func rawExchange(_ bytes: [UInt8], with client: ControlClient) async throws -> String {
+    try await RawExchange.exchange(ByteBuffer(bytes: bytes), with: SocketAddress(ipAddress: client.host, port: client.port)).text
 }
 
-private final class Collector: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    let collected: NIOLockedValueBox<ByteBuffer>
-    init(collected: NIOLockedValueBox<ByteBuffer>) { self.collected = collected }
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var bytes = unwrapInboundIn(data)
-        collected.withLockedValue { $0.writeBuffer(&bytes) }
+/// A client of the event stream that stays connected and reads what comes (the kernel's
+/// buffer never fills), until it is closed.
+struct StreamClient {
+    let channel: any Channel
+
+    /// Connected, its request sent, and the stream's hello read.
+    static func open(with client: ControlClient) async throws -> StreamClient {
+        let hello = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(HelloWaiter(hello: hello)) }
+        }.connect(host: client.host, port: client.port).get()
+        try await channel.writeAndFlush(ByteBuffer(string: "GET /api/v1/events?types=clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        let timeout = channel.eventLoop.scheduleTask(in: .seconds(10)) { hello.fail(StreamTimeout()) }
+        defer { timeout.cancel() }
+        try await hello.futureResult.get()
+        return StreamClient(channel: channel)
+    }
+
+    func close() async throws { try await channel.close() }
+
+    private final class HelloWaiter: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let hello: EventLoopPromise<Void>
+        let seen = NIOLockedValueBox("")
+        init(hello: EventLoopPromise<Void>) { self.hello = hello }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let text = String(buffer: unwrapInboundIn(data))
+            if seen.withLockedValue({ $0 += text; return $0.contains("event: hello") }) { hello.succeed() }
+        }
     }
 }
