@@ -77,7 +77,7 @@ public final class ControlServer: Sendable {
             let server = try await RunningHTTPServer.start(logger: serverLogger) { onServerRunning in
                 Application(
                     router: router,
-                    server: .http1(additionalChannelHandlers: [ControlProtocolErrors()]),
+                    server: .http1(configuration: .init(additionalChannelHandlers: [ControlProtocolErrors()])),
                     configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "castsim",
                                          reuseAddress: true),
                     onServerRunning: onServerRunning, eventLoopGroupProvider: .singleton, logger: serverLogger)
