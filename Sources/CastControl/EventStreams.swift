@@ -129,10 +129,12 @@ final class EventStreams: Sendable {
     /// writes (the first after the client left still succeeds, as TCP learns of the close
     /// from the peer's answer to it; the next fails), not at its next keep-alive up to 15 s
     /// later, and gives its slot back. The request is refused once every stream that held a
-    /// slot when it came has written twice since and kept its slot: each client is there.
-    /// Counted in writes, not time: on a loaded machine the writes came later than a fixed
-    /// 200 ms wait, and a request was refused while slots of clients gone were about to
-    /// free. ``probeWait`` bounds the wait for streams that do not write yet.
+    /// slot when it came has written three times since and kept its slot: each client is
+    /// there. Three, not two: a write returns once the channel has it, so the second may
+    /// return before the loop has read the peer's reset. Counted in writes, not time: on a
+    /// loaded machine the writes came later than a fixed 200 ms wait, and a request was
+    /// refused while slots of clients gone were about to free. ``probeWait`` bounds the
+    /// wait for streams that do not write yet.
     private func reserve() async throws -> Lease {
         let deadline = ContinuousClock.now + Self.probeWait
         var writesBefore: [Int: Int]?
@@ -145,7 +147,7 @@ final class EventStreams: Sendable {
                 guard streams.open.count < Self.maximumOpen else {
                     let before = writesBefore ?? streams.open.mapValues(\.writes)
                     writesBefore = before
-                    let allThere = before.allSatisfy { id, writes in streams.open[id].map { $0.writes >= writes + 2 } ?? true }
+                    let allThere = before.allSatisfy { id, writes in streams.open[id].map { $0.writes >= writes + 3 } ?? true }
                     return (nil, streams.open.values.compactMap(\.news), allThere)
                 }
                 streams.lastId += 1

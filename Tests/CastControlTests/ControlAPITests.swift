@@ -535,7 +535,7 @@ struct ControlAPITests {
         }
     }
 
-    @Test("events: with every slot taken by clients still there, a new stream is refused (429) once each has taken two writes, not after a fixed wait")
+    @Test("events: with every slot taken by clients still there, a new stream is refused (429) once each has taken three writes, not after a fixed wait")
     func streamSlotsAllHeld() async throws {
         try await withControlledDevice { _, http in
             var held: [StreamClient] = []
