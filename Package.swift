@@ -22,7 +22,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
@@ -37,11 +36,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
     ],
     targets: [
-        // Wire format: protobuf CastMessage, length framing, namespaces, JSON values.
+        // Wire format: CastMessage and the device-auth messages (protobuf, read and written
+        // by hand), length framing, namespaces, JSON values.
         .target(
             name: "CastWire",
             dependencies: [
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -85,7 +85,7 @@ extension TLSPresentation: DeviceAuthority {
         }
     }
 
-    func sign(_ data: Data, hash: Cast_Channel_HashAlgorithm, chain: DeviceAuthChain) throws -> Data {
+    func sign(_ data: Data, hash: HashAlgorithm, chain: DeviceAuthChain) throws -> Data {
         // Both chains certify the same device key.
         try pki.device.sign(data, digest: hash == .sha256 ? .sha256 : .sha1)
     }

@@ -5,16 +5,18 @@ import NIOCore
 /// envelope at a time.
 ///
 /// Every message of every sender passes here twice, and the generic protobuf runtime made
-/// each pass a detour: the body copied to an array, a `Cast_Channel_CastMessage` built from
+/// each pass a detour: the body copied to an array, a generated message built from
 /// it and then copied field by field into an envelope; on the way out the reverse, and the
 /// serialized body copied once more into the frame. Here the fields go straight between the
 /// frame's bytes and the envelope, and the namespaces senders use all the time are the
 /// constants of ``CastNamespace``, not a fresh copy kept with each journal entry.
 ///
-/// The rules are proto2's as SwiftProtobuf applies them (CastMessageCodecTests checks both
-/// agree, byte for byte and on what they refuse): the five required fields must be there;
-/// a field seen twice takes its last value; strings must be UTF-8; an enum value the proto
-/// does not know leaves the field unset; unknown fields (groups too) are skipped.
+/// The rules are proto2's as SwiftProtobuf applies them (CastMessageCodecTests holds it to
+/// what SwiftProtobuf decided, recorded before castsim stopped building it): the five
+/// required fields must be there; a field seen twice takes its last value; strings must be
+/// UTF-8; an enum value the proto does not know leaves the field unset; unknown fields
+/// (groups too) are skipped. The device-auth messages are read the same way
+/// (``DeviceAuthMessage``, through the same ``ProtobufReader``).
 package enum CastMessageCodec {
     // Field numbers.
     private static let protocolVersion: UInt64 = 1
@@ -25,13 +27,8 @@ package enum CastMessageCodec {
     private static let payloadUtf8: UInt64 = 6
     private static let payloadBinary: UInt64 = 7
 
-    // Wire types.
-    private static let varint: UInt64 = 0
-    private static let fixed64: UInt64 = 1
-    private static let lengthDelimited: UInt64 = 2
-    private static let startGroup: UInt64 = 3
-    private static let endGroup: UInt64 = 4
-    private static let fixed32: UInt64 = 5
+    private static let varint = ProtobufReader.varint
+    private static let lengthDelimited = ProtobufReader.lengthDelimited
 
     /// The namespaces that arrive in nearly every message, as their UTF-8 and as the
     /// constant a decoded envelope shares instead of a copy of its own.
@@ -61,7 +58,12 @@ package enum CastMessageCodec {
 
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
-        var index = 0
+        var fields: ProtobufReader
+
+        init(bytes: UnsafeRawBufferPointer) {
+            self.bytes = bytes
+            fields = ProtobufReader(bytes: bytes)
+        }
 
         mutating func envelope() throws(CastWireError) -> CastEnvelope {
             var hasVersion = false
@@ -70,23 +72,23 @@ package enum CastMessageCodec {
             var namespace: String?
             var payloadType: UInt64?
             var utf8Payload: String?
-            var binary: (start: Int, end: Int)?
-            while index < bytes.count {
-                let (field, wireType) = try tag()
+            var binary: Range<Int>?
+            while !fields.isAtEnd {
+                let (field, wireType) = try fields.tag()
                 // A field of the proto with a wire type not its own is not that field: it
                 // is skipped as one the proto lacks.
                 switch (field, wireType) {
-                case (protocolVersion, varint):
+                case (protocolVersion, ProtobufReader.varint):
                     // CASTV2_1_0 to CASTV2_1_3; the value is not kept: castsim answers in 1_0.
-                    if enumValue(try readVarint(), known: 0...3) != nil { hasVersion = true }
-                case (CastMessageCodec.sourceId, lengthDelimited): source = try text(in: lengthDelimitedRange(), field)
-                case (CastMessageCodec.destinationId, lengthDelimited): destination = try text(in: lengthDelimitedRange(), field)
-                case (CastMessageCodec.namespace, lengthDelimited): namespace = try internedNamespace(field)
-                case (CastMessageCodec.payloadType, varint):
-                    if let value = enumValue(try readVarint(), known: 0...1) { payloadType = value }
-                case (payloadUtf8, lengthDelimited): utf8Payload = try text(in: lengthDelimitedRange(), field)
-                case (payloadBinary, lengthDelimited): binary = try lengthDelimitedRange()
-                default: try skip(field, wireType)
+                    if ProtobufReader.enumValue(try fields.varint(), known: 0...3) != nil { hasVersion = true }
+                case (CastMessageCodec.sourceId, ProtobufReader.lengthDelimited): source = try text(in: fields.lengthDelimited(), field)
+                case (CastMessageCodec.destinationId, ProtobufReader.lengthDelimited): destination = try text(in: fields.lengthDelimited(), field)
+                case (CastMessageCodec.namespace, ProtobufReader.lengthDelimited): namespace = try internedNamespace(field)
+                case (CastMessageCodec.payloadType, ProtobufReader.varint):
+                    if let value = ProtobufReader.enumValue(try fields.varint(), known: 0...1) { payloadType = value }
+                case (payloadUtf8, ProtobufReader.lengthDelimited): utf8Payload = try text(in: fields.lengthDelimited(), field)
+                case (payloadBinary, ProtobufReader.lengthDelimited): binary = try fields.lengthDelimited()
+                default: try fields.skip(field, wireType)
                 }
             }
             guard hasVersion else { throw .invalidMessage("no protocol_version (field 1, required)") }
@@ -100,97 +102,26 @@ package enum CastMessageCodec {
                 payload = .string(utf8Payload)
             } else {
                 guard let binary else { throw .invalidMessage("BINARY payload without payload_binary") }
-                payload = .binary(Data(UnsafeRawBufferPointer(rebasing: bytes[binary.start..<binary.end])))
+                payload = .binary(Data(UnsafeRawBufferPointer(rebasing: bytes[binary])))
             }
             guard !namespace.isEmpty else { throw .invalidMessage("empty namespace") }
             return CastEnvelope(sourceId: source, destinationId: destination, namespace: namespace, payload: payload)
         }
 
-        mutating func readVarint() throws(CastWireError) -> UInt64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                guard index < bytes.count else { throw .invalidMessage("truncated varint") }
-                let byte = bytes[index]
-                index += 1
-                // The tenth byte holds the top bit only; a longer varint is malformed.
-                if shift == 63, byte > 1 { throw .invalidMessage("varint longer than 64 bits") }
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-        }
-
-        mutating func tag() throws(CastWireError) -> (field: UInt64, wireType: UInt64) {
-            let tag = try readVarint()
-            guard tag <= UInt64(UInt32.max), tag >> 3 != 0 else { throw .invalidMessage("field tag \(tag) is not valid") }
-            guard tag & 7 <= 5 else { throw .invalidMessage("wire type \(tag & 7) does not exist") }
-            return (tag >> 3, tag & 7)
-        }
-
-        /// A singular enum field's value; nil (the field stays as it was) when the proto
-        /// does not know it, as proto2 keeps unknown values out of the message.
-        func enumValue(_ varint: UInt64, known: ClosedRange<Int32>) -> UInt64? {
-            let value = Int32(truncatingIfNeeded: varint)
-            return known.contains(value) ? UInt64(value) : nil
-        }
-
-        /// A length-delimited field's bytes, its tag read.
-        mutating func lengthDelimitedRange() throws(CastWireError) -> (start: Int, end: Int) {
-            let length = try readVarint()
-            guard length <= UInt64(bytes.count - index) else { throw .invalidMessage("a length-delimited field runs past the end of the message") }
-            let start = index
-            index += Int(length)
-            return (start, index)
-        }
-
-        func text(in range: (start: Int, end: Int), _ field: UInt64) throws(CastWireError) -> String {
-            guard let text = String(validatingUTF8: UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.end])) else {
+        func text(in range: Range<Int>, _ field: UInt64) throws(CastWireError) -> String {
+            guard let text = String(validatingUTF8: UnsafeRawBufferPointer(rebasing: bytes[range])) else {
                 throw .invalidMessage("field \(field) is not valid UTF-8")
             }
             return text
         }
 
         mutating func internedNamespace(_ field: UInt64) throws(CastWireError) -> String {
-            let range = try lengthDelimitedRange()
-            let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.end])
+            let range = try fields.lengthDelimited()
+            let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range])
             for known in internedNamespaces where known.utf8.count == utf8.count && known.utf8.elementsEqual(utf8) {
                 return known.name
             }
             return try text(in: range, field)
-        }
-
-        /// Steps over a field the proto does not have, a group with everything in it.
-        mutating func skip(_ field: UInt64, _ wireType: UInt64) throws(CastWireError) {
-            switch wireType {
-            case varint: _ = try readVarint()
-            case fixed64: try advance(8, field)
-            case lengthDelimited: _ = try lengthDelimitedRange()
-            case fixed32: try advance(4, field)
-            case startGroup:
-                // Nested groups are followed on a stack of their own, not by recursion.
-                var open = [field]
-                while let innermost = open.last {
-                    guard index < bytes.count else { throw .invalidMessage("group \(innermost) is not ended") }
-                    let (inner, innerType) = try tag()
-                    switch innerType {
-                    case endGroup:
-                        guard inner == innermost else { throw .invalidMessage("group \(innermost) ended as group \(inner)") }
-                        open.removeLast()
-                    case startGroup:
-                        // SwiftProtobuf's limit, as deep as a message may nest.
-                        guard open.count < 99 else { throw .invalidMessage("groups nested deeper than 99") }
-                        open.append(inner)
-                    default: try skip(inner, innerType)
-                    }
-                }
-            default: throw .invalidMessage("end of group \(field) outside any group")
-            }
-        }
-
-        mutating func advance(_ count: Int, _ field: UInt64) throws(CastWireError) {
-            guard bytes.count - index >= count else { throw .invalidMessage("field \(field) runs past the end of the message") }
-            index += count
         }
     }
 

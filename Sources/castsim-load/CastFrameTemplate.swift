@@ -3,8 +3,8 @@ import NIOCore
 
 /// A Cast frame encoded once by CastWire, then stamped with each use's requestId. The
 /// load generator sends hundreds of thousands of the same request and the echo server
-/// sends as many of the same reply; encoding each through SwiftProtobuf would cost more
-/// client CPU than the server's TLS does.
+/// sends as many of the same reply; encoding each anew would cost more client CPU than
+/// the server's TLS does.
 ///
 /// One encoding per number of digits: a requestId of d digits always makes a body of the
 /// same length, so the 4-byte header and the protobuf lengths stay right and only the

@@ -8,8 +8,8 @@ import Testing
 @Suite("Device authentication over TLS", .timeLimit(.minutes(2)))
 struct DeviceAuthIntegrationTests {
     @Test("The AuthResponse signature verifies with the device certificate over nonce || this session's TLS certificate",
-          arguments: [Cast_Channel_HashAlgorithm.sha1, .sha256])
-    func signatureVerifies(hash: Cast_Channel_HashAlgorithm) async throws {
+          arguments: [HashAlgorithm.sha1, .sha256])
+    func signatureVerifies(hash: HashAlgorithm) async throws {
         try await withCastSimulator { simulator in
             let client = try await CastTestSender.connect(to: simulator)
             let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
@@ -54,26 +54,20 @@ struct DeviceAuthIntegrationTests {
         }
     }
 
-    static func challenge(_ client: CastTestSender, nonce: Data, hash: Cast_Channel_HashAlgorithm) async throws
-        -> Cast_Channel_AuthResponse?
-    {
-        var message = Cast_Channel_DeviceAuthMessage()
-        message.challenge.senderNonce = nonce
-        message.challenge.hashAlgorithm = hash
+    static func challenge(_ client: CastTestSender, nonce: Data, hash: HashAlgorithm) async throws -> AuthResponse? {
+        let message = DeviceAuthMessage(challenge: AuthChallenge(senderNonce: nonce, hashAlgorithm: hash))
         // No CONNECT first: deviceauth is a transport namespace.
         try await client.send(CastEnvelope(sourceId: "sender-0", destinationId: "receiver-0",
-                                           namespace: CastNamespace.deviceAuth, payload: .binary(try message.serializedData())))
+                                           namespace: CastNamespace.deviceAuth, payload: .binary(message.serializedData)))
         let reply = await client.waitFor { envelope, _ in envelope.namespace == CastNamespace.deviceAuth }
         guard case .binary(let data)? = reply?.0.payload else {
             Issue.record("no BINARY deviceauth reply")
             return nil
         }
-        return try Cast_Channel_DeviceAuthMessage(serializedBytes: data).response
+        return try DeviceAuthMessage(serializedBytes: data).response
     }
 
-    static func signatureCovers(_ signed: Data, _ response: Cast_Channel_AuthResponse, hash: Cast_Channel_HashAlgorithm) throws
-        -> Bool
-    {
+    static func signatureCovers(_ signed: Data, _ response: AuthResponse, hash: HashAlgorithm) throws -> Bool {
         let deviceCertificate = try Certificate(derEncoded: Array(response.clientAuthCertificate))
         return deviceCertificate.isValidSignature(response.signature, for: signed, digest: hash == .sha256 ? .sha256 : .sha1)
     }

@@ -4,14 +4,20 @@ import Foundation
 import NIOCore
 import Testing
 
-/// castsim reads and writes `CastMessage` itself; SwiftProtobuf, generated from the same
-/// proto, is the reference it must agree with, on what it writes and on what it accepts.
+/// castsim reads and writes `CastMessage` itself. SwiftProtobuf, generated from the same
+/// proto, was the reference it was held to until castsim stopped building it: what it
+/// decided on the mangled bodies below is recorded here, and castsim must decide the same.
 @Suite("CastMessage codec")
 struct CastMessageCodecTests {
-    /// What SwiftProtobuf makes of a body: the envelope, or nil when it refuses it.
-    static func reference(_ body: [UInt8]) -> CastEnvelope? {
-        guard let message = try? Cast_Channel_CastMessage(serializedBytes: body) else { return nil }
-        return try? CastEnvelope(message)
+    /// FNV-1a over a run of decisions: 0 for a body refused, 1 and the envelope's body as
+    /// castsim writes it for a body accepted.
+    static func digest(_ hash: inout UInt64, _ decision: CastEnvelope?) throws {
+        func add(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        }
+        guard let decision else { return add([0]) }
+        add([1])
+        add(try body(of: decision))
     }
 
     static func body(of envelope: CastEnvelope) throws -> [UInt8] {
@@ -38,23 +44,36 @@ struct CastMessageCodecTests {
                             namespace: namespaces.randomElement(using: &random)!, payload: payload)
     }
 
-    @Test("What castsim writes is byte for byte what SwiftProtobuf serializes, and reads back as the same envelope")
+    @Test("What castsim writes is every field in number order, the required ones always, as protobuf runtimes write them, and reads back as the same envelope")
     func writesAsTheReference() throws {
         var random = IdentifierGenerator(seed: 27)
         for _ in 0..<2_000 {
             let envelope = Self.randomEnvelope(&random)
             let body = try Self.body(of: envelope)
-            #expect(body == (try envelope.castMessage.serializedBytes() as [UInt8]), "\(envelope)")
+            var expected = ProtobufWriter()
+            expected.varintField(1, 0)  // CASTV2_1_0
+            expected.bytesField(2, Array(envelope.sourceId.utf8))
+            expected.bytesField(3, Array(envelope.destinationId.utf8))
+            expected.bytesField(4, Array(envelope.namespace.utf8))
+            switch envelope.payload {
+            case .string(let text):
+                expected.varintField(5, 0)
+                expected.bytesField(6, Array(text.utf8))
+            case .binary(let data):
+                expected.varintField(5, 1)
+                expected.bytesField(7, Array(data))
+            }
+            #expect(body == expected.bytes, "\(envelope)")
             #expect(try CastFraming.parse(body: body) == envelope)
         }
     }
 
-    @Test("On mangled bodies castsim accepts exactly what SwiftProtobuf accepts, and reads the same envelope")
+    @Test("On mangled bodies castsim accepts exactly what SwiftProtobuf 1.39 accepted, and reads the same envelopes")
     func acceptsAsTheReference() throws {
         var random = IdentifierGenerator(seed: 28)
         var accepted = 0
         var refused = 0
-        var disagreements: [String] = []
+        var decisions: UInt64 = 0xCBF2_9CE4_8422_2325
         // Fields the proto lacks, of every wire type, and fields it has, with odd values.
         let extras: [[UInt8]] = [
             [0x50, 0x96, 0x01], [0x59, 1, 2, 3, 4, 5, 6, 7, 8], [0x62, 2, 0xFF, 0xFE], [0x6D, 1, 2, 3, 4],
@@ -75,16 +94,19 @@ struct CastMessageCodecTests {
                 }
                 if body.isEmpty { body = [0] }
             }
-            let expected = Self.reference(body)
-            let actual = try? CastFraming.parse(body: body)
-            if actual != expected {
-                disagreements.append("\(body.count) bytes, \(expected == nil ? "refused" : "accepted") by SwiftProtobuf: \(body.prefix(48))…")
+            let envelope = try? CastFraming.parse(body: body)
+            try Self.digest(&decisions, envelope)
+            if let envelope {
+                accepted += 1
+                #expect(try CastFraming.parse(body: Self.body(of: envelope)) == envelope)
+            } else {
+                refused += 1
             }
-            if expected == nil { refused += 1 } else { accepted += 1 }
         }
-        #expect(disagreements.isEmpty, "\(disagreements.count) disagreements, the first: \(disagreements.prefix(5).joined(separator: "\n"))")
-        // Both kinds were tried, many times each.
-        #expect(accepted > 2_000 && refused > 2_000, "\(accepted) accepted, \(refused) refused")
+        // SwiftProtobuf's decisions on these very bodies, recorded with it beside castsim's
+        // codec (which agreed on every one): how many it accepted, and the digest of all.
+        #expect(accepted == 5_418 && refused == 20_000 - 5_418, "\(accepted) accepted, \(refused) refused")
+        #expect(decisions == 0x472A_3A1D_33B9_55A0, "castsim decides otherwise than SwiftProtobuf on some body")
     }
 
     @Test("A refused body says which rule it broke")
@@ -99,13 +121,12 @@ struct CastMessageCodecTests {
         #expect(throws: CastWireError.invalidMessage("a length-delimited field runs past the end of the message")) { try CastFraming.parse(body: pastTheEnd) }
     }
 
-    @Test("Groups nested deep in a field the proto lacks are skipped as SwiftProtobuf skips them, without recursion")
+    @Test("Groups nested deep in a field the proto lacks are skipped as SwiftProtobuf skips them (99 deep at most), without recursion")
     func deepGroups() throws {
         let valid = try Self.body(of: CastEnvelope(sourceId: "a", destinationId: "b", namespace: "c", payload: .string("{}")))
         for depth in [1, 10, 99, 100, 101, 1_000, 30_000] {
             let body = [UInt8](repeating: 0x0B, count: depth) + [UInt8](repeating: 0x0C, count: depth) + valid
-            let agree = (try? CastFraming.parse(body: body)) == Self.reference(body)
-            #expect(agree, "depth \(depth): SwiftProtobuf \(Self.reference(body) == nil ? "refuses" : "accepts")")
+            #expect(((try? CastFraming.parse(body: body)) != nil) == (depth <= 99), "depth \(depth)")
             let unended = [UInt8](repeating: 0x0B, count: depth) + valid
             #expect((try? CastFraming.parse(body: unended)) == nil, "depth \(depth)")
         }

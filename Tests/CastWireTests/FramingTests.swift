@@ -15,13 +15,16 @@ struct FramingTests {
         let header = frame.readInteger(endianness: .big, as: UInt32.self)
         let length = try #require(header)
         #expect(Int(length) == frame.readableBytes)
-        let message = try Cast_Channel_CastMessage(serializedBytes: Array(frame.readableBytesView))
-        #expect(message.hasProtocolVersion && message.protocolVersion == .castv210)
-        #expect(message.sourceID == "receiver-0" && message.destinationID == "sender-0")
-        #expect(message.namespace == CastNamespace.heartbeat)
-        #expect(message.payloadType == .string && message.payloadUtf8 == #"{"type":"PONG"}"#)
-        #expect(!message.hasPayloadBinary)
-        // The bytes: field 1 (varint) = 0 comes first, as protoc writes it.
+        // Field by field, in number order, as protoc's runtimes write them: protocol_version
+        // CASTV2_1_0, source_id, destination_id, namespace, payload_type STRING, payload_utf8.
+        var expected = ProtobufWriter()
+        expected.varintField(1, 0)
+        expected.bytesField(2, Array("receiver-0".utf8))
+        expected.bytesField(3, Array("sender-0".utf8))
+        expected.bytesField(4, Array(CastNamespace.heartbeat.utf8))
+        expected.varintField(5, 0)
+        expected.bytesField(6, Array(#"{"type":"PONG"}"#.utf8))
+        #expect(Array(frame.readableBytesView) == expected.bytes)
         #expect(Array(frame.readableBytesView.prefix(2)) == [0x08, 0x00])
     }
 
@@ -102,10 +105,16 @@ struct FramingTests {
 
     @Test("A payload type that contradicts the payload field is rejected")
     func payloadMismatch() throws {
-        var message = envelope.castMessage
-        message.payloadType = .binary
+        // payload_type BINARY (field 5 = 1) with a payload_utf8 (field 6) and no payload_binary.
+        var message = ProtobufWriter()
+        message.varintField(1, 0)
+        message.bytesField(2, Array("receiver-0".utf8))
+        message.bytesField(3, Array("sender-0".utf8))
+        message.bytesField(4, Array(CastNamespace.heartbeat.utf8))
+        message.varintField(5, 1)
+        message.bytesField(6, Array(#"{"type":"PONG"}"#.utf8))
         var frame = ByteBuffer()
-        let body = try message.serializedBytes() as [UInt8]
+        let body = message.bytes
         frame.writeInteger(UInt32(body.count), endianness: .big)
         frame.writeBytes(body)
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
