@@ -9,22 +9,27 @@ struct FramingTests {
     let envelope = CastEnvelope(sourceId: "receiver-0", destinationId: "sender-0",
                                 namespace: CastNamespace.heartbeat, payload: .string(#"{"type":"PONG"}"#))
 
+    /// `envelope`'s body: protocol_version CASTV2_1_0, source_id, destination_id, namespace,
+    /// `payloadType` (0 STRING, 1 BINARY), payload_utf8.
+    static func pongBody(payloadType: UInt64) -> [UInt8] {
+        var message = ProtobufWriter()
+        message.varintField(1, 0)
+        message.bytesField(2, Array("receiver-0".utf8))
+        message.bytesField(3, Array("sender-0".utf8))
+        message.bytesField(4, Array(CastNamespace.heartbeat.utf8))
+        message.varintField(5, payloadType)
+        message.bytesField(6, Array(#"{"type":"PONG"}"#.utf8))
+        return message.bytes
+    }
+
     @Test("A frame is a 4-byte big-endian length, then a CastMessage with protocol_version 0 and every required field")
     func frameLayout() throws {
         var frame = try CastFraming.frame(envelope)
         let header = frame.readInteger(endianness: .big, as: UInt32.self)
         let length = try #require(header)
         #expect(Int(length) == frame.readableBytes)
-        // Field by field, in number order, as protoc's runtimes write them: protocol_version
-        // CASTV2_1_0, source_id, destination_id, namespace, payload_type STRING, payload_utf8.
-        var expected = ProtobufWriter()
-        expected.varintField(1, 0)
-        expected.bytesField(2, Array("receiver-0".utf8))
-        expected.bytesField(3, Array("sender-0".utf8))
-        expected.bytesField(4, Array(CastNamespace.heartbeat.utf8))
-        expected.varintField(5, 0)
-        expected.bytesField(6, Array(#"{"type":"PONG"}"#.utf8))
-        #expect(Array(frame.readableBytesView) == expected.bytes)
+        // Field by field, in number order, as protoc's runtimes write them.
+        #expect(Array(frame.readableBytesView) == Self.pongBody(payloadType: 0))
         #expect(Array(frame.readableBytesView.prefix(2)) == [0x08, 0x00])
     }
 
@@ -105,16 +110,9 @@ struct FramingTests {
 
     @Test("A payload type that contradicts the payload field is rejected")
     func payloadMismatch() throws {
-        // payload_type BINARY (field 5 = 1) with a payload_utf8 (field 6) and no payload_binary.
-        var message = ProtobufWriter()
-        message.varintField(1, 0)
-        message.bytesField(2, Array("receiver-0".utf8))
-        message.bytesField(3, Array("sender-0".utf8))
-        message.bytesField(4, Array(CastNamespace.heartbeat.utf8))
-        message.varintField(5, 1)
-        message.bytesField(6, Array(#"{"type":"PONG"}"#.utf8))
+        // payload_type BINARY with a payload_utf8 and no payload_binary.
         var frame = ByteBuffer()
-        let body = message.bytes
+        let body = Self.pongBody(payloadType: 1)
         frame.writeInteger(UInt32(body.count), endianness: .big)
         frame.writeBytes(body)
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(CastFrameDecoder()))
