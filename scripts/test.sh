@@ -17,8 +17,9 @@
 #   the test targets are compiled without optimization in this build (Package.swift).
 #   Without debug info (`-debug-info-format none`): it took a quarter of the build's CPU
 #   (24 CPU-minutes with it, 18 without; 16-17 once swift-crypto's second copy of BoringSSL
-#   and swift-certificates were gone, CastCredentials says why), and nothing
-#   here reads it: the shipped binary is stripped, and a crash's backtrace still names its
+#   and swift-certificates were gone, CastCredentials says why; some 2.4 fewer again once
+#   SwiftProtobuf was no longer built, 16:00 against 18:21 in two runs an hour apart), and
+#   nothing here reads it: the shipped binary is stripped, and a crash's backtrace still names its
 #   functions (from the symbol table), only not its lines.
 # - the sanitizer build and the fuzzing run at the lowest CPU priority beside the Swift,
 #   end-to-end, Python and release tests, which mostly wait on sockets and subprocesses:
