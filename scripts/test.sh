@@ -62,10 +62,9 @@ stage_start "the benchmarks' allocations (scripts/bench.sh check-allocations)" s
 # The Swift tests that keep real time, run after the end-to-end tests (below): a sender
 # that streams RTP every 33 ms against an idle timeout of 1.5 s, and castsim-load's
 # 2-second mirroring session whose every frame must be acknowledged. Beside the end-to-end
-# tests they get as little as a tenth of a core (nice 10 against nice 0), and in a clean-clone
-# run of this script both
-# failed (the sender's packets came too late for the timeout; frames went unacknowledged by
-# the end).
+# tests they get as little as a tenth of a core (nice 10 against nice 0), and in a
+# clean-clone run of this script both failed (the sender's packets came too late for the
+# timeout; frames went unacknowledged by the end).
 realtime_tests='StreamingRuntimeTests|CastsimLoadRunTests/streaming\(\)'
 
 # The Swift tests, the Python package's and the end-to-end tests side by side: each leaves
