@@ -216,11 +216,14 @@ extension AuthError {
         var read = false
         while !fields.isAtEnd {
             let (field, wireType) = try fields.tag()
-            if field == 1, wireType == ProtobufReader.varint, let value = try fields.enumCase(ErrorType.self) {
-                errorType = value
-                read = true
-            } else if !(field == 1 && wireType == ProtobufReader.varint) {
-                try fields.skip(field, wireType)
+            switch (field, wireType) {
+            case (1, ProtobufReader.varint):
+                // A value the enum lacks leaves the type unread: the message is refused.
+                if let value = try fields.enumCase(ErrorType.self) {
+                    errorType = value
+                    read = true
+                }
+            default: try fields.skip(field, wireType)
             }
         }
         return read
